@@ -1,0 +1,273 @@
+//! Every message kind and board size survives encode → decode (PROTOCOL.md §2, §5).
+
+use proptest::prelude::*;
+use smartgoban_protocol::{
+    crc32c, encode, BoardSize, Cell, DecodeError, Direction, Frame, FrameDecoder, Message,
+    MessageKind, PackedCells, Scan, FIRST_RESERVED_KIND, MAX_FRAME_LEN, MAX_RAW_FRAME_LEN,
+};
+
+use crate::util::{arb_frame, decode_all, frames_out, mixed_cells, sample_frames, wire, Out};
+
+/// A raw frame with a correct CRC around any kind and payload.
+pub fn raw_frame(kind: u8, seq: u8, payload: &[u8]) -> Vec<u8> {
+    let mut raw = vec![kind, seq];
+    raw.extend_from_slice(payload);
+    let crc = crc32c(&raw);
+    raw.extend_from_slice(&crc.to_le_bytes());
+    raw
+}
+
+/// A raw frame COBS-encoded and delimited by a reference encoder written from the COBS paper
+/// (not the `cobs` crate), so the crate's encoder and decoder are checked against it.
+pub fn wire_of_raw(raw: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut block: Vec<u8> = Vec::new();
+    for &byte in raw {
+        if byte == 0 {
+            out.push(block.len() as u8 + 1);
+            out.append(&mut block);
+        } else {
+            block.push(byte);
+            if block.len() == 254 {
+                out.push(255);
+                out.append(&mut block);
+            }
+        }
+    }
+    out.push(block.len() as u8 + 1);
+    out.append(&mut block);
+    out.push(0);
+    out
+}
+
+#[test]
+fn every_kind_and_size_round_trips() {
+    let frames = sample_frames();
+    let kinds: Vec<MessageKind> = frames.iter().map(|f| f.message.kind()).collect();
+    for kind in MessageKind::ALL {
+        assert!(kinds.contains(&kind), "{kind:?} missing from the samples");
+    }
+    for frame in &frames {
+        let bytes = wire(frame);
+        assert_eq!(
+            bytes.len(),
+            frame.raw_len() + 2,
+            "COBS adds 1 byte below 254"
+        );
+        assert_eq!(decode_all(&bytes), frames_out(&[*frame]));
+
+        let mut raw = [0u8; MAX_RAW_FRAME_LEN];
+        let n = frame.encode_raw(&mut raw).unwrap();
+        assert_eq!(n, frame.raw_len());
+        assert_eq!(Frame::decode_raw(&raw[..n]), Ok(*frame));
+    }
+}
+
+#[test]
+fn largest_frame_is_max_frame_len() {
+    let scan = Scan {
+        scan_counter: 0,
+        board_ms: 0,
+        buttons: Default::default(),
+        cells: mixed_cells(BoardSize::NINETEEN, 3),
+    };
+    let frame = Frame::new(0, scan);
+    assert_eq!(frame.raw_len(), MAX_RAW_FRAME_LEN);
+    let mut exact = [0u8; MAX_FRAME_LEN];
+    assert_eq!(encode(&frame, &mut exact), Ok(MAX_FRAME_LEN));
+    assert_eq!(frame.encode(&mut exact), Ok(MAX_FRAME_LEN));
+}
+
+#[test]
+fn payload_lengths_match_the_spec() {
+    let by_size: Vec<usize> = BoardSize::ALL
+        .iter()
+        .map(|&s| Scan::payload_len(s))
+        .collect();
+    assert_eq!(by_size, [36, 58, 106]);
+    for frame in sample_frames() {
+        let expected = match frame.message {
+            Message::Hello(_) => 1,
+            Message::HelloAck(_) => 10,
+            Message::Scan(s) => 15 + s.cells.as_bytes().len(),
+            Message::Ping(_) | Message::Pong(_) => 4,
+        };
+        assert_eq!(frame.message.payload_len(), expected);
+    }
+}
+
+#[test]
+fn directions() {
+    use MessageKind::*;
+    for kind in [Hello, Ping] {
+        assert_eq!(kind.direction(), Direction::HostToBoard);
+    }
+    for kind in [HelloAck, Scan, Pong] {
+        assert_eq!(kind.direction(), Direction::BoardToHost);
+    }
+    for kind in MessageKind::ALL {
+        assert_eq!(MessageKind::from_u8(kind.as_u8()), Some(kind));
+    }
+}
+
+#[test]
+fn point_order_is_sgf_order() {
+    // §6: index = y * size + x, y from the top; "aa" is 0, "ba" is 1, "ab" is size.
+    let size = BoardSize::THIRTEEN;
+    let mut cells = PackedCells::new(size);
+    cells.set(size.point_index(1, 0).unwrap(), Cell::Black); // "ba"
+    cells.set(size.point_index(0, 1).unwrap(), Cell::White); // "ab"
+    assert_eq!(cells.as_bytes()[0], 0b0000_0100);
+    // "ab" is index 13: byte 13 / 4 = 3, pair 13 % 4 = 1 (bits 2..=3).
+    assert_eq!(cells.as_bytes()[3], 0b0000_1000);
+}
+
+#[test]
+fn unknown_and_reserved_kinds_are_rejected() {
+    for kind in 0..=u8::MAX {
+        let known = (1..=5).contains(&kind);
+        let result = Message::parse(kind, &[0; 4]);
+        if !known {
+            assert_eq!(result, Err(DecodeError::UnknownKind(kind)));
+            let bytes = wire_of_raw(&raw_frame(kind, 0, &[1, 2, 3]));
+            assert_eq!(
+                decode_all(&bytes),
+                [Out::Error(DecodeError::UnknownKind(kind))]
+            );
+        }
+        if kind >= FIRST_RESERVED_KIND {
+            assert!(!known);
+        }
+    }
+}
+
+#[test]
+fn payload_errors() {
+    use DecodeError::*;
+    let cases: Vec<(u8, Vec<u8>, DecodeError)> = vec![
+        (
+            0x01,
+            vec![],
+            BadLength {
+                kind: 1,
+                expected: 1,
+                actual: 0,
+            },
+        ),
+        (
+            0x01,
+            vec![1, 1],
+            BadLength {
+                kind: 1,
+                expected: 1,
+                actual: 2,
+            },
+        ),
+        (
+            0x02,
+            vec![1; 9],
+            BadLength {
+                kind: 2,
+                expected: 10,
+                actual: 9,
+            },
+        ),
+        (0x02, vec![1, 2, 19, 50, 0, 0, 0, 0, 0, 0], BadAccepted(2)),
+        (0x02, vec![1, 1, 18, 50, 0, 0, 0, 0, 0, 0], BadBoardSize(18)),
+        (
+            0x03,
+            vec![0; 14],
+            BadLength {
+                kind: 3,
+                expected: 15,
+                actual: 14,
+            },
+        ),
+        (
+            0x03,
+            [&[0u8; 8][..], &[0], &[0; 6]].concat(),
+            BadBoardSize(0),
+        ),
+        (
+            0x03,
+            [&[0u8; 8][..], &[9], &[0; 6], &[0; 20]].concat(),
+            BadLength {
+                kind: 3,
+                expected: 36,
+                actual: 35,
+            },
+        ),
+        (
+            0x03,
+            [&[0u8; 8][..], &[19], &[0; 6], &[0; 92]].concat(),
+            BadLength {
+                kind: 3,
+                expected: 106,
+                actual: 107,
+            },
+        ),
+        (
+            0x03,
+            [&[0u8; 8][..], &[9], &[0; 6], &[0; 20], &[0b0000_0100]].concat(),
+            BadPadding,
+        ),
+        (
+            0x03,
+            [&[0u8; 8][..], &[13], &[0; 6], &[0; 42], &[0b1000_0000]].concat(),
+            BadPadding,
+        ),
+        (
+            0x04,
+            vec![0; 3],
+            BadLength {
+                kind: 4,
+                expected: 4,
+                actual: 3,
+            },
+        ),
+        (
+            0x05,
+            vec![0; 5],
+            BadLength {
+                kind: 5,
+                expected: 4,
+                actual: 5,
+            },
+        ),
+    ];
+    for (kind, payload, error) in cases {
+        assert_eq!(
+            Message::parse(kind, &payload),
+            Err(error),
+            "kind {kind} {payload:?}"
+        );
+        let raw = raw_frame(kind, 7, &payload);
+        assert_eq!(Frame::decode_raw(&raw), Err(error));
+        assert_eq!(decode_all(&wire_of_raw(&raw)), [Out::Error(error)]);
+    }
+    // Valid padding: only the first pair of the last byte is used on every v1 size.
+    let ok = [&[0u8; 8][..], &[9], &[0; 6], &[0; 20], &[0b11]].concat();
+    assert!(Message::parse(3, &ok).is_ok());
+}
+
+#[test]
+fn decoder_is_const_and_default() {
+    static _DECODER: FrameDecoder = FrameDecoder::new();
+    assert_eq!(FrameDecoder::default().buffered_len(), 0);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn any_valid_frame_round_trips(frame in arb_frame()) {
+        let bytes = wire(&frame);
+        prop_assert_eq!(bytes.len(), frame.raw_len() + 2);
+        prop_assert_eq!(decode_all(&bytes), frames_out(&[frame]));
+        let mut raw = [0u8; MAX_RAW_FRAME_LEN];
+        let n = frame.encode_raw(&mut raw).unwrap();
+        prop_assert_eq!(Frame::decode_raw(&raw[..n]), Ok(frame));
+        // The independent COBS path agrees with the crate's encoder.
+        prop_assert_eq!(wire_of_raw(&raw[..n]), bytes);
+    }
+}

@@ -1,0 +1,200 @@
+//! Shared helpers: sample frames, proptest strategies, and a decoder driver.
+
+use proptest::prelude::*;
+use smartgoban_protocol::{
+    encode, BoardSize, ButtonCounters, Cell, DecodeError, Feed, Frame, FrameDecoder, Hello,
+    HelloAck, Message, PackedCells, Ping, Pong, Scan, DECODER_CAPACITY, MAX_FRAME_LEN,
+};
+
+/// What came out of a decoder, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Out {
+    Frame(Frame),
+    Error(DecodeError),
+}
+
+/// Encodes frames back to back into one stream.
+pub fn stream_of(frames: &[Frame]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for frame in frames {
+        out.extend_from_slice(&wire(frame));
+    }
+    out
+}
+
+/// One frame as it goes on the wire.
+pub fn wire(frame: &Frame) -> Vec<u8> {
+    let mut buf = [0u8; MAX_FRAME_LEN];
+    let n = encode(frame, &mut buf).expect("MAX_FRAME_LEN always suffices");
+    assert!(n <= MAX_FRAME_LEN);
+    assert_eq!(buf[n - 1], 0, "frames end with the delimiter");
+    assert!(
+        !buf[..n - 1].contains(&0),
+        "COBS leaves no 0x00 inside a frame"
+    );
+    buf[..n].to_vec()
+}
+
+/// Feeds `chunks` one after another through `Feed`, looping on `rest`, and checks the
+/// decoder's invariants on the way.
+pub fn decode_chunks<'a>(
+    decoder: &mut FrameDecoder,
+    chunks: impl IntoIterator<Item = &'a [u8]>,
+) -> Vec<Out> {
+    let mut out = Vec::new();
+    for chunk in chunks {
+        let mut input = chunk;
+        loop {
+            match decoder.feed(input) {
+                Feed::NeedMore => break,
+                Feed::Frame { frame, rest } => {
+                    assert!(rest.len() < input.len(), "feed must make progress");
+                    out.push(Out::Frame(frame));
+                    input = rest;
+                }
+                Feed::Error { error, rest } => {
+                    assert!(rest.len() < input.len(), "feed must make progress");
+                    out.push(Out::Error(error));
+                    input = rest;
+                }
+            }
+            assert!(decoder.buffered_len() <= DECODER_CAPACITY);
+        }
+        assert!(decoder.buffered_len() <= DECODER_CAPACITY);
+    }
+    out
+}
+
+/// Decodes `bytes` given in one piece with a fresh decoder.
+pub fn decode_all(bytes: &[u8]) -> Vec<Out> {
+    decode_chunks(&mut FrameDecoder::new(), [bytes])
+}
+
+/// Cuts `bytes` at the given offsets (sorted, deduplicated, clamped).
+pub fn split_at_offsets(bytes: &[u8], cuts: &[usize]) -> Vec<Vec<u8>> {
+    let mut cuts: Vec<usize> = cuts.iter().map(|&c| c.min(bytes.len())).collect();
+    cuts.sort_unstable();
+    cuts.dedup();
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    for cut in cuts {
+        pieces.push(bytes[start..cut].to_vec());
+        start = cut;
+    }
+    pieces.push(bytes[start..].to_vec());
+    pieces
+}
+
+pub fn frames_out(frames: &[Frame]) -> Vec<Out> {
+    frames.iter().copied().map(Out::Frame).collect()
+}
+
+/// Cells of a `size` board with a deterministic mix of all four values.
+pub fn mixed_cells(size: BoardSize, salt: usize) -> PackedCells {
+    PackedCells::from_cells(
+        size,
+        (0..size.points()).map(|i| Cell::from_bits(((i * 7 + salt) % 11 % 4) as u8)),
+    )
+    .unwrap()
+}
+
+/// One frame of every kind, with scans of all three sizes.
+pub fn sample_frames() -> Vec<Frame> {
+    let mut frames = vec![
+        Frame::new(0, Hello::current()),
+        Frame::new(
+            1,
+            HelloAck {
+                protocol_version: 1,
+                accepted: true,
+                board_size: BoardSize::NINETEEN,
+                scan_rate_hz: 50,
+                firmware_version: 0x0102,
+                device_id: 0xDEAD_BEEF,
+            },
+        ),
+    ];
+    for (n, size) in BoardSize::ALL.into_iter().enumerate() {
+        frames.push(Frame::new(
+            2 + n as u8,
+            Scan {
+                scan_counter: 1_000 + n as u32,
+                board_ms: u32::MAX - n as u32,
+                buttons: ButtonCounters::from_bytes([1, 2, 3, 4, 255, 0]),
+                cells: mixed_cells(size, n),
+            },
+        ));
+    }
+    frames.push(Frame::new(5, Ping { nonce: 0 }));
+    frames.push(Frame::new(255, Pong { nonce: 0x0100_00FF }));
+    frames
+}
+
+pub fn arb_cell() -> impl Strategy<Value = Cell> {
+    (0u8..4).prop_map(Cell::from_bits)
+}
+
+pub fn arb_size() -> impl Strategy<Value = BoardSize> {
+    prop::sample::select(BoardSize::ALL.to_vec())
+}
+
+pub fn arb_cells() -> impl Strategy<Value = PackedCells> {
+    arb_size().prop_flat_map(|size| {
+        prop::collection::vec(arb_cell(), size.points())
+            .prop_map(move |cells| PackedCells::from_cells(size, cells).unwrap())
+    })
+}
+
+pub fn arb_message() -> impl Strategy<Value = Message> {
+    prop_oneof![
+        any::<u8>().prop_map(|v| Message::Hello(Hello {
+            protocol_version: v
+        })),
+        (
+            any::<u8>(),
+            any::<bool>(),
+            arb_size(),
+            any::<u8>(),
+            any::<u16>(),
+            any::<u32>()
+        )
+            .prop_map(|(v, accepted, board_size, rate, fw, id)| Message::HelloAck(
+                HelloAck {
+                    protocol_version: v,
+                    accepted,
+                    board_size,
+                    scan_rate_hz: rate,
+                    firmware_version: fw,
+                    device_id: id,
+                }
+            )),
+        (any::<u32>(), any::<u32>(), any::<[u8; 6]>(), arb_cells()).prop_map(
+            |(scan_counter, board_ms, buttons, cells)| Message::Scan(Scan {
+                scan_counter,
+                board_ms,
+                buttons: ButtonCounters::from_bytes(buttons),
+                cells,
+            })
+        ),
+        any::<u32>().prop_map(|nonce| Message::Ping(Ping { nonce })),
+        any::<u32>().prop_map(|nonce| Message::Pong(Pong { nonce })),
+    ]
+}
+
+pub fn arb_frame() -> impl Strategy<Value = Frame> {
+    (any::<u8>(), arb_message()).prop_map(|(seq, message)| Frame { seq, message })
+}
+
+/// Bytes with no 0x00 (so they stay inside one frame on the wire).
+pub fn arb_nonzero_bytes(max_len: usize) -> impl Strategy<Value = Vec<u8>> {
+    prop::collection::vec(1u8..=255, 0..=max_len)
+}
+
+/// Number of non-empty runs between delimiters in `bytes` followed by a delimiter: the number of
+/// frame attempts (good or bad) a decoder must report for them.
+pub fn delimited_runs(bytes: &[u8]) -> usize {
+    bytes
+        .split(|&b| b == 0)
+        .filter(|run| !run.is_empty())
+        .count()
+}

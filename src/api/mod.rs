@@ -1,0 +1,99 @@
+//! The HTTP API (DESIGN.md "HTTP API"), served with axum.
+//!
+//! * `GET /api/v1/state` — the live state ([`crate::session::StateView`]).
+//! * `GET /api/v1/game.sgf` — the record so far, valid SGF at every moment.
+//! * `GET /api/v1/events` — Server-Sent Events: one DESIGN.md event per message, `id:` = `seq`.
+//!   Resumable: a client that reconnects with `Last-Event-ID` (or `?since=N`) first gets every
+//!   event after that id, in order, then the live feed.
+//! * `GET /` — a short index of the above.
+//!
+//! Handlers only read the shared snapshot and event log; no lock is held across an `.await`.
+
+mod events;
+
+use std::future::Future;
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::http::{header, StatusCode};
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use tokio::net::TcpListener;
+
+use crate::daemon::Shared;
+
+/// The API's routes over the shared state.
+pub fn router(shared: Arc<Shared>) -> Router {
+    Router::new()
+        .route("/", get(index))
+        .route("/api/v1/state", get(state))
+        .route("/api/v1/game.sgf", get(game_sgf))
+        .route("/api/v1/events", get(events::sse))
+        .fallback(not_found)
+        .with_state(shared)
+}
+
+/// Serves the API on `listener` until `shutdown` completes.
+pub async fn serve(
+    listener: TcpListener,
+    shared: Arc<Shared>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, router(shared))
+        .with_graceful_shutdown(shutdown)
+        .await
+}
+
+async fn state(State(shared): State<Arc<Shared>>) -> Response {
+    let snap = shared.snapshot();
+    Json(&snap.state).into_response()
+}
+
+async fn game_sgf(State(shared): State<Arc<Shared>>) -> Response {
+    let snap = shared.snapshot();
+    (
+        [
+            (header::CONTENT_TYPE, "application/x-go-sgf; charset=utf-8"),
+            (header::CONTENT_DISPOSITION, "inline; filename=\"game.sgf\""),
+        ],
+        snap.sgf.clone(),
+    )
+        .into_response()
+}
+
+async fn not_found() -> Response {
+    (
+        StatusCode::NOT_FOUND,
+        Json(serde_json::json!({"error": "not found", "see": "/"})),
+    )
+        .into_response()
+}
+
+async fn index() -> Html<&'static str> {
+    Html(INDEX)
+}
+
+const INDEX: &str = r#"<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>smartgoban</title></head>
+<body style="font-family: sans-serif; max-width: 40em; margin: 2em auto">
+<h1>smartgoban</h1>
+<ul>
+<li><a href="/api/v1/state">/api/v1/state</a> — live state (JSON)</li>
+<li><a href="/api/v1/game.sgf">/api/v1/game.sgf</a> — the record so far (SGF)</li>
+<li><a href="/api/v1/events">/api/v1/events</a> — event feed (Server-Sent Events, resumable with Last-Event-ID)</li>
+</ul>
+<pre id="board"></pre>
+<script>
+async function refresh() {
+  try {
+    const s = await (await fetch('/api/v1/state')).json();
+    document.getElementById('board').textContent =
+      s.board.join('\n') + '\n\nmove ' + s.move_number + ', ' + s.to_move + ' to play, phase ' + s.phase;
+  } catch (e) {}
+}
+new EventSource('/api/v1/events').onmessage = refresh;
+refresh();
+</script>
+</body></html>
+"#;

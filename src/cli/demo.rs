@@ -1,0 +1,270 @@
+//! `smartgoban demo`: the virtual board and the service in one process.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::broadcast::error::RecvError;
+
+use super::source::{self, SourceError};
+use super::DemoArgs;
+use crate::daemon::{Daemon, DaemonConfig, DaemonError, Snapshot};
+use crate::event::{Event, EventKind};
+use crate::link::LinkConfig;
+use crate::rules::GameRecord;
+use crate::sensing::StabiliserConfig;
+use crate::session::{Command, SessionConfig};
+use crate::sim::{self, DeviceConfig, SimReport, Source};
+
+/// Errors of `demo`.
+#[derive(Debug, thiserror::Error)]
+pub enum DemoError {
+    /// The game or script could not be loaded.
+    #[error(transparent)]
+    Source(#[from] SourceError),
+    /// The service failed.
+    #[error(transparent)]
+    Daemon(#[from] DaemonError),
+    /// The virtual board could not start.
+    #[error("virtual board: {0}")]
+    Sim(std::io::Error),
+    /// The record could not be written.
+    #[error("cannot write {path}: {source}")]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The service stopped taking in scans.
+    #[error("the service stopped keeping up with the virtual board (last scan {seen:?}, board at {sent})")]
+    Stalled {
+        /// Last scan the service took in.
+        seen: Option<u32>,
+        /// Last scan the board sent.
+        sent: u32,
+    },
+}
+
+/// What a finished demo leaves behind.
+#[derive(Debug)]
+pub struct DemoSummary {
+    /// The service's final state and record.
+    pub snapshot: Arc<Snapshot>,
+    /// The record as the service kept it.
+    pub record: GameRecord,
+    /// The virtual board's report.
+    pub sim: SimReport,
+    /// Wall time from start to the end of the game.
+    pub wall: Duration,
+    /// Events emitted.
+    pub events: usize,
+}
+
+/// Runs the demo. With `exit_when_done` it returns when the game has been played out and the
+/// record written; otherwise it keeps serving until Ctrl-C.
+pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
+    let (source, description) = source::load(args.game.as_deref(), args.board.script.as_deref())?;
+    let setup = source.setup();
+    let noise = args.board.noise.params();
+    let timeline = source.timeline(&noise, args.board.seed);
+    let workdir = tempfile::Builder::new()
+        .prefix("smartgoban-demo-")
+        .tempdir()
+        .map_err(DemoError::Sim)?;
+    let link = workdir.path().join("board");
+    let device = sim::spawn(
+        timeline,
+        DeviceConfig {
+            board_size: setup.size(),
+            speed: args.board.speed,
+            seed: args.board.seed,
+            noise,
+            tail_ms: 1_000,
+            link: Some(link.clone()),
+            device_id: 0x5167_0001,
+        },
+    )
+    .map_err(DemoError::Sim)?;
+    let started = Instant::now();
+    let daemon = Daemon::start(DaemonConfig {
+        serial: link.clone(),
+        http: Some(args.http),
+        session: SessionConfig {
+            stabiliser: StabiliserConfig {
+                settle_ms: args.settle_ms,
+            },
+        },
+        link: LinkConfig::default(),
+        setup,
+        events_out: args.events.clone(),
+        data_dir: args.data_dir.clone(),
+    })
+    .await?;
+    let quiet = args.quiet;
+    if !quiet {
+        let addr = daemon
+            .http_addr()
+            .map(|a| a.to_string())
+            .unwrap_or_default();
+        println!("smartgoban demo: {description}");
+        println!(
+            "  virtual board on {} ({:?} noise, seed {}, speed {:?})",
+            link.display(),
+            args.board.noise,
+            args.board.seed,
+            args.board.speed
+        );
+        println!("  live state:  http://{addr}/api/v1/state");
+        println!("  record:      http://{addr}/api/v1/game.sgf");
+        println!("  event feed:  http://{addr}/api/v1/events");
+    }
+    let printer = (!quiet).then(|| tokio::spawn(print_progress(daemon.shared().clone())));
+
+    // Wait for the board to play the timeline out and the service to take in its last scan.
+    let mut report: Option<SimReport> = None;
+    let mut last_progress = (None, Instant::now());
+    let sim_report = loop {
+        if report.is_none() {
+            report = device.try_done();
+        }
+        let seen = daemon.shared().last_scan_counter();
+        if let Some(r) = report {
+            if seen.is_some_and(|s| s >= r.last_scan_counter) {
+                break r;
+            }
+        }
+        if seen != last_progress.0 {
+            last_progress = (seen, Instant::now());
+        } else if last_progress.1.elapsed() > Duration::from_secs(30) {
+            return Err(DemoError::Stalled {
+                seen,
+                sent: device.scan_counter(),
+            });
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    };
+    let wall = started.elapsed();
+    // The organiser enters the recorded result, as a referee would at the end of the game.
+    if let Source::Record(r) = &source {
+        if let Some(re) = r.info.result.as_deref().filter(|re| !re.trim().is_empty()) {
+            daemon.command(Command::SetResult(re.to_string())).await?;
+        }
+    }
+    let snapshot = daemon.shared().snapshot();
+    if let Some(path) = &args.record {
+        crate::files::write_atomic(path, snapshot.sgf.as_bytes()).map_err(|source| {
+            DemoError::Write {
+                path: path.clone(),
+                source,
+            }
+        })?;
+    }
+    if !quiet {
+        println!(
+            "game over: {} moves recorded, phase {}, {} scans in {:.1} s{}",
+            snapshot.state.move_number,
+            snapshot.state.phase.as_str(),
+            snapshot.session.scans,
+            wall.as_secs_f64(),
+            args.record
+                .as_ref()
+                .map(|p| format!(", record written to {}", p.display()))
+                .unwrap_or_default()
+        );
+    }
+    if !args.exit_when_done {
+        if !quiet {
+            println!("still serving; Ctrl-C to stop");
+        }
+        let _ = tokio::signal::ctrl_c().await;
+    }
+    let events = daemon.shared().log.len();
+    let snapshot = daemon.shutdown().await?;
+    if let Some(p) = printer {
+        p.abort();
+    }
+    device.stop().map_err(DemoError::Sim)?;
+    let record = GameRecord::from_sgf_str(&snapshot.sgf).unwrap_or_default();
+    Ok(DemoSummary {
+        snapshot,
+        record,
+        sim: sim_report,
+        wall,
+        events,
+    })
+}
+
+/// Prints moves, violations and phase changes as they happen.
+async fn print_progress(shared: Arc<crate::daemon::Shared>) {
+    let mut rx = shared.log.subscribe();
+    let mut last = 0u64;
+    for ev in shared.log.since(0) {
+        last = ev.seq;
+        print_event(&ev);
+    }
+    loop {
+        match rx.recv().await {
+            Ok(ev) if ev.seq > last => {
+                last = ev.seq;
+                print_event(&ev);
+            }
+            Ok(_) => {}
+            Err(RecvError::Lagged(_)) => {
+                for ev in shared.log.since(last) {
+                    last = ev.seq;
+                    print_event(&ev);
+                }
+            }
+            Err(RecvError::Closed) => return,
+        }
+    }
+}
+
+fn print_event(ev: &Event) {
+    let line = match &ev.kind {
+        EventKind::Move {
+            color,
+            point,
+            number,
+            captured,
+            ..
+        } => {
+            let caps = if captured.is_empty() {
+                String::new()
+            } else {
+                format!("  captures {}", captured.join(" "))
+            };
+            format!("{number:>4}  {} {point}{caps}", color.sgf_letter())
+        }
+        EventKind::Pass { color, number } => format!("{number:>4}  {} pass", color.sgf_letter()),
+        EventKind::Violation {
+            code,
+            clause,
+            detail,
+            ..
+        } => format!("      ! {code} ({clause}): {detail}"),
+        EventKind::Phase {
+            phase,
+            restore,
+            remove,
+        } => {
+            let mut s = format!("      phase {}", phase.as_str());
+            if !restore.is_empty() {
+                let pts: Vec<String> = restore
+                    .iter()
+                    .map(|pc| format!("{}{}", pc.color.sgf_letter(), pc.point))
+                    .collect();
+                s.push_str(&format!("; put {}", pts.join(" ")));
+            }
+            if !remove.is_empty() {
+                s.push_str(&format!("; lift {}", remove.join(" ")));
+            }
+            s
+        }
+        EventKind::Link { state, detail } => format!("      link {state:?}: {detail}"),
+        EventKind::Result { re, .. } => format!("      result {re}"),
+        _ => return,
+    };
+    println!("{line}");
+}

@@ -1,0 +1,143 @@
+//! The command line (DESIGN.md "Command line"): `demo`, `run`, `sim`, `check`.
+//!
+//! `smartgoban --help` documents every flag. The commands are library functions so the tests
+//! drive exactly what a user runs.
+
+pub mod check;
+pub mod demo;
+pub mod run;
+pub mod sim;
+pub mod source;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::sim::{NoiseModel, Speed};
+
+/// smartgoban: a real wooden Go board made smart — move inference, the Chinese rules'
+/// referee, and a live HTTP API.
+#[derive(Debug, Parser)]
+#[command(name = "smartgoban", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Commands,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Commands {
+    /// The whole product on one machine: a virtual board replays a real game through a
+    /// pseudo-terminal to the service, which serves the API. Without GAME.sgf or --script, a
+    /// built-in historical game (Fan Xiping vs Shi Xiangxia, Danghu game 3, 1739).
+    Demo(DemoArgs),
+    /// The service on a Pi: serial device, API.
+    Run(RunArgs),
+    /// The virtual board alone, exposing a pty at --link PATH for a separate `run`.
+    Sim(SimArgs),
+    /// Validates game records under the Chinese rules; prints each violation; exit 1 if any.
+    Check(CheckArgs),
+}
+
+/// How the virtual board plays (shared by `demo` and `sim`).
+#[derive(Debug, Clone, Args)]
+pub struct BoardArgs {
+    /// A board script to play instead of a game record (DESIGN.md "Board scripts").
+    #[arg(long, value_name = "FILE", conflicts_with = "game")]
+    pub script: Option<PathBuf>,
+    /// Noise model of the virtual board: clean, realistic or harsh.
+    #[arg(long, default_value = "realistic", value_parser = parse_noise)]
+    pub noise: NoiseModel,
+    /// Seed of every random choice, so a run can be repeated exactly.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Speed of the virtual clock: `max` (no waiting) or a factor of real time (1 = real time).
+    #[arg(long, default_value = "2", value_parser = parse_speed)]
+    pub speed: Speed,
+}
+
+/// `smartgoban demo`.
+#[derive(Debug, Clone, Args)]
+pub struct DemoArgs {
+    /// Game record to replay (SGF). Default: the built-in game.
+    #[arg(value_name = "GAME.sgf")]
+    pub game: Option<PathBuf>,
+    /// Virtual board settings.
+    #[command(flatten)]
+    pub board: BoardArgs,
+    /// Address of the API.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8019")]
+    pub http: SocketAddr,
+    /// Write the record (SGF) here when the game is over.
+    #[arg(long, value_name = "OUT.sgf")]
+    pub record: Option<PathBuf>,
+    /// Write every event here as JSON Lines.
+    #[arg(long, value_name = "OUT.jsonl")]
+    pub events: Option<PathBuf>,
+    /// Keep the record of the game in progress in this directory (current.sgf).
+    #[arg(long, value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// End after the last move, once the record is written (default: keep serving until
+    /// Ctrl-C).
+    #[arg(long)]
+    pub exit_when_done: bool,
+    /// Stabiliser settle time, ms.
+    #[arg(long, value_name = "MS", default_value_t = 150, value_parser = clap::value_parser!(u64).range(20..=5000))]
+    pub settle_ms: u64,
+    /// Print nothing but errors and the final summary.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// `smartgoban run`.
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    /// Config file (TOML). Default: /etc/smartgoban/smartgoban.toml if it exists.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Serial device of the board (overrides the config).
+    #[arg(long, value_name = "PATH")]
+    pub serial: Option<PathBuf>,
+    /// Address of the API (overrides the config).
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<SocketAddr>,
+    /// Data directory (overrides the config).
+    #[arg(long, value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+}
+
+/// `smartgoban sim`.
+#[derive(Debug, Clone, Args)]
+pub struct SimArgs {
+    /// Game record to play (SGF); or use --script.
+    #[arg(value_name = "GAME.sgf", required_unless_present = "script")]
+    pub game: Option<PathBuf>,
+    /// Virtual board settings.
+    #[command(flatten)]
+    pub board: BoardArgs,
+    /// Where to expose the virtual board: a symlink to its pseudo-terminal, for `run --serial`.
+    #[arg(long, value_name = "PATH")]
+    pub link: PathBuf,
+    /// End once the game has been played out (default: the board stays connected until
+    /// Ctrl-C).
+    #[arg(long)]
+    pub exit_when_done: bool,
+}
+
+/// `smartgoban check`.
+#[derive(Debug, Clone, Args)]
+pub struct CheckArgs {
+    /// Records to check.
+    #[arg(value_name = "FILE.sgf", required = true)]
+    pub files: Vec<PathBuf>,
+}
+
+fn parse_noise(s: &str) -> Result<NoiseModel, String> {
+    s.parse()
+}
+
+fn parse_speed(s: &str) -> Result<Speed, String> {
+    s.parse()
+}

@@ -1,0 +1,85 @@
+//! `smartgoban run`: the service on the Pi.
+
+use std::path::Path;
+
+use super::RunArgs;
+use crate::config::{Config, ConfigError, DEFAULT_CONFIG};
+use crate::daemon::{Daemon, DaemonConfig, DaemonError};
+use crate::link::LinkConfig;
+use crate::sensing::StabiliserConfig;
+use crate::session::SessionConfig;
+
+/// Errors of `run`.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// Bad config file.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// No serial device given anywhere.
+    #[error("no serial device: pass --serial PATH or set `serial` in the config file")]
+    NoSerial,
+    /// The service failed.
+    #[error(transparent)]
+    Daemon(#[from] DaemonError),
+}
+
+/// Runs the service until Ctrl-C or SIGTERM.
+pub async fn run(args: RunArgs) -> Result<(), RunError> {
+    let mut config = match &args.config {
+        Some(path) => Config::load(path)?,
+        None if Path::new(DEFAULT_CONFIG).exists() => Config::load(Path::new(DEFAULT_CONFIG))?,
+        None => Config::defaults(),
+    };
+    if let Some(s) = args.serial {
+        config.serial = Some(s);
+    }
+    if let Some(h) = args.http {
+        config.http = h;
+    }
+    if let Some(d) = args.data_dir {
+        config.data_dir = d;
+    }
+    let serial = config.serial.clone().ok_or(RunError::NoSerial)?;
+    let daemon = Daemon::start(DaemonConfig {
+        serial: serial.clone(),
+        http: Some(config.http),
+        session: SessionConfig {
+            stabiliser: StabiliserConfig {
+                settle_ms: config.settle_ms,
+            },
+        },
+        link: LinkConfig::default(),
+        setup: config.setup.clone(),
+        events_out: None,
+        data_dir: Some(config.data_dir.clone()),
+    })
+    .await?;
+    let addr = daemon
+        .http_addr()
+        .map(|a| a.to_string())
+        .unwrap_or_default();
+    println!(
+        "smartgoban: board on {}, API on http://{addr}/api/v1/state, records in {}",
+        serial.display(),
+        config.data_dir.display()
+    );
+    wait_for_signal().await;
+    daemon.shutdown().await?;
+    Ok(())
+}
+
+/// Waits for Ctrl-C or SIGTERM (systemd's stop), so shutdown runs and files are flushed.
+pub async fn wait_for_signal() {
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term => {}
+    }
+}

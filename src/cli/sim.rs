@@ -1,0 +1,74 @@
+//! `smartgoban sim`: the virtual board alone, for a separate `run`.
+
+use std::time::Duration;
+
+use super::source::{self, SourceError};
+use super::SimArgs;
+use crate::sim::{self, DeviceConfig};
+
+/// Errors of `sim`.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    /// The game or script could not be loaded.
+    #[error(transparent)]
+    Source(#[from] SourceError),
+    /// The pty could not be set up.
+    #[error("virtual board on {path}: {source}")]
+    Device {
+        /// The link path.
+        path: std::path::PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+/// Runs the virtual board until the game is played out (with `--exit-when-done`) or Ctrl-C.
+pub async fn run(args: SimArgs) -> Result<(), SimError> {
+    let (source, description) = source::load(args.game.as_deref(), args.board.script.as_deref())?;
+    let setup = source.setup();
+    let noise = args.board.noise.params();
+    let timeline = source.timeline(&noise, args.board.seed);
+    let device = sim::spawn(
+        timeline,
+        DeviceConfig {
+            board_size: setup.size(),
+            speed: args.board.speed,
+            seed: args.board.seed,
+            noise,
+            tail_ms: 1_000,
+            link: Some(args.link.clone()),
+            device_id: 0x5167_0002,
+        },
+    )
+    .map_err(|source| SimError::Device {
+        path: args.link.clone(),
+        source,
+    })?;
+    println!(
+        "virtual board on {} ({description}); start the service with: smartgoban run --serial {}",
+        args.link.display(),
+        args.link.display()
+    );
+    let done = async {
+        loop {
+            if let Some(report) = device.try_done() {
+                return report;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    tokio::select! {
+        report = done => {
+            println!("game played out: {} scans, {} ms of board time", report.scans, report.board_ms);
+            if !args.exit_when_done {
+                println!("the board stays connected; Ctrl-C to stop");
+                super::run::wait_for_signal().await;
+            }
+        }
+        _ = super::run::wait_for_signal() => {}
+    }
+    device.stop().map_err(|source| SimError::Device {
+        path: args.link.clone(),
+        source,
+    })
+}

@@ -1,0 +1,259 @@
+//! The service's configuration file (`smartgoban run --config FILE`), TOML.
+//!
+//! ```toml
+//! serial = "/dev/serial/by-id/usb-smartgoban_board-if00"   # the board's serial device
+//! http = "0.0.0.0:8019"                                     # API address
+//! data_dir = "/var/lib/smartgoban"                          # records are kept here
+//! settle_ms = 150                                           # stabiliser settle time, ms
+//!
+//! [game]                                                    # the game to start with
+//! size = 19
+//! komi = 7.5
+//! handicap = 0
+//! black = "Fan Xiping"
+//! white = "Shi Xiangxia"
+//! ```
+//!
+//! Raw values are read in one place and turned into a validated [`Config`]; every error
+//! names the key and the bad value. Unknown keys are errors (a typo must not be silently
+//! ignored).
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::referee::setup::handicap_points;
+use crate::referee::GameSetup;
+use crate::rules::Color;
+
+/// Default API address of `run`.
+pub const DEFAULT_HTTP: &str = "0.0.0.0:8019";
+/// Default data directory of `run`.
+pub const DEFAULT_DATA_DIR: &str = "/var/lib/smartgoban";
+/// Config file read by `run` when `--config` is not given and the file exists.
+pub const DEFAULT_CONFIG: &str = "/etc/smartgoban/smartgoban.toml";
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    serial: Option<PathBuf>,
+    http: Option<String>,
+    data_dir: Option<PathBuf>,
+    settle_ms: Option<i64>,
+    #[serde(default)]
+    game: RawGame,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawGame {
+    size: Option<i64>,
+    komi: Option<f64>,
+    handicap: Option<i64>,
+    black: Option<String>,
+    white: Option<String>,
+    event: Option<String>,
+}
+
+/// A validated configuration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    /// Serial device of the board, if configured.
+    pub serial: Option<PathBuf>,
+    /// API address.
+    pub http: SocketAddr,
+    /// Data directory.
+    pub data_dir: PathBuf,
+    /// Stabiliser settle time, ms.
+    pub settle_ms: u64,
+    /// The game to start with.
+    pub setup: GameSetup,
+}
+
+/// A configuration that cannot be used: names the file, the key and the value.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read config file {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML or has unknown keys or wrong types.
+    #[error("config file {path}: {message}")]
+    Syntax {
+        /// The file.
+        path: PathBuf,
+        /// The TOML parser's message (with line and column).
+        message: String,
+    },
+    /// A value is out of range.
+    #[error("config file {path}: `{key}` = {value}: {why}")]
+    Value {
+        /// The file.
+        path: PathBuf,
+        /// Key, e.g. `game.size`.
+        key: &'static str,
+        /// The value as written.
+        value: String,
+        /// What is allowed.
+        why: &'static str,
+    },
+}
+
+impl Config {
+    /// Reads and validates a config file.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Config::parse(&text, path)
+    }
+
+    /// The configuration with every default (no file).
+    pub fn defaults() -> Config {
+        Config::from_raw(RawConfig::default(), Path::new("(defaults)"))
+            .unwrap_or_else(|_| unreachable_defaults())
+    }
+
+    /// Parses and validates config text; `path` is only used in messages.
+    pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
+        let raw: RawConfig = toml::from_str(text).map_err(|e| ConfigError::Syntax {
+            path: path.to_path_buf(),
+            message: e.to_string().trim_end().to_string(),
+        })?;
+        Config::from_raw(raw, path)
+    }
+
+    fn from_raw(raw: RawConfig, path: &Path) -> Result<Config, ConfigError> {
+        let bad = |key: &'static str, value: String, why: &'static str| ConfigError::Value {
+            path: path.to_path_buf(),
+            key,
+            value,
+            why,
+        };
+        let http_text = raw.http.unwrap_or_else(|| DEFAULT_HTTP.to_string());
+        let http: SocketAddr = http_text.parse().map_err(|_| {
+            bad(
+                "http",
+                format!("{http_text:?}"),
+                "use an IP address and port, e.g. \"0.0.0.0:8019\"",
+            )
+        })?;
+        let settle_ms = match raw.settle_ms {
+            None => 150,
+            Some(v @ 20..=5000) => v as u64,
+            Some(v) => return Err(bad("settle_ms", v.to_string(), "use 20 to 5000 ms")),
+        };
+        let size = match raw.game.size {
+            None => 19,
+            Some(v @ (9 | 13 | 19)) => v as u8,
+            Some(v) => return Err(bad("game.size", v.to_string(), "use 9, 13 or 19")),
+        };
+        let komi = match raw.game.komi {
+            None => 7.5,
+            Some(k) if k.is_finite() && k.abs() <= 1000.0 => k,
+            Some(k) => return Err(bad("game.komi", k.to_string(), "use a number of points")),
+        };
+        let handicap = match raw.game.handicap {
+            None | Some(0) | Some(1) => 0,
+            Some(h @ 2..=9) => h as u8,
+            Some(h) => return Err(bad("game.handicap", h.to_string(), "use 0 to 9 stones")),
+        };
+        let mut setup = GameSetup::even(size);
+        setup.info.komi = Some(komi);
+        setup.info.black = raw.game.black;
+        setup.info.white = raw.game.white;
+        setup.info.event = raw.game.event;
+        if handicap >= 2 {
+            let points = handicap_points(size, handicap).ok_or_else(|| {
+                bad(
+                    "game.handicap",
+                    handicap.to_string(),
+                    "this board has no standard placement for that many stones",
+                )
+            })?;
+            setup.info.handicap = handicap;
+            setup.setup = points.into_iter().map(|p| (Color::Black, p)).collect();
+            setup.first_to_move = Color::White;
+        }
+        Ok(Config {
+            serial: raw.serial,
+            http,
+            data_dir: raw
+                .data_dir
+                .unwrap_or_else(|| PathBuf::from(DEFAULT_DATA_DIR)),
+            settle_ms,
+            setup,
+        })
+    }
+}
+
+fn unreachable_defaults() -> Config {
+    // The defaults above are constants that validate; keep a literal fallback anyway.
+    Config {
+        serial: None,
+        http: SocketAddr::from(([0, 0, 0, 0], 8019)),
+        data_dir: PathBuf::from(DEFAULT_DATA_DIR),
+        settle_ms: 150,
+        setup: GameSetup::even(19),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn example_config_parses() {
+        let text = "serial = \"/dev/ttyACM0\"\nhttp = \"127.0.0.1:9000\"\nsettle_ms = 200\n[game]\nsize = 9\nhandicap = 3\nkomi = 0.5\nblack = \"A\"\n";
+        let c = Config::parse(text, Path::new("t.toml")).unwrap();
+        assert_eq!(c.serial.as_deref(), Some(Path::new("/dev/ttyACM0")));
+        assert_eq!(c.http.port(), 9000);
+        assert_eq!(c.settle_ms, 200);
+        assert_eq!(c.setup.size(), 9);
+        assert_eq!(c.setup.setup.len(), 3);
+        assert_eq!(c.setup.first_to_move, Color::White);
+        assert_eq!(c.setup.info.black.as_deref(), Some("A"));
+    }
+
+    #[test]
+    fn shipped_example_config_is_valid() {
+        let text = include_str!("../systemd/smartgoban.toml");
+        let c = Config::parse(text, Path::new("systemd/smartgoban.toml")).unwrap();
+        assert_eq!(c.serial.as_deref(), Some(Path::new("/dev/smartgoban")));
+        assert_eq!(c.setup.size(), 19);
+    }
+
+    #[test]
+    fn defaults_are_valid() {
+        let c = Config::defaults();
+        assert_eq!(c.http.port(), 8019);
+        assert_eq!(c.setup.size(), 19);
+        assert_eq!(c.setup.info.komi, Some(7.5));
+    }
+
+    #[test]
+    fn errors_name_key_and_value() {
+        let cases = [
+            ("settle_ms = 5", "settle_ms", "5"),
+            ("http = \"nowhere\"", "http", "nowhere"),
+            ("[game]\nsize = 21", "game.size", "21"),
+            ("[game]\nhandicap = 12", "game.handicap", "12"),
+            ("serail = \"/dev/x\"", "serail", ""),
+            ("settle_ms = \"fast\"", "settle_ms", ""),
+            ("[game\nsize = 9", "t.toml", ""),
+        ];
+        for (text, key, value) in cases {
+            let e = Config::parse(text, Path::new("t.toml"))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(key), "{text:?}: {e}");
+            assert!(e.contains(value), "{text:?}: {e}");
+        }
+    }
+}

@@ -1,0 +1,407 @@
+//! The daemon: the one task that owns the [`Session`] and the link [`Connection`], reads the
+//! clock and moves bytes (DESIGN.md "Core and shell"). Around it: the serial port thread and
+//! the HTTP server.
+
+pub mod shared;
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::net::TcpListener;
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::task::JoinHandle;
+
+use crate::link::serial::{PortEvent, SerialPort};
+use crate::link::{Connection, LinkConfig, LinkEvent};
+use crate::referee::GameSetup;
+use crate::session::{Command, Input, Session, SessionConfig, SessionError};
+pub use shared::{EventLog, Shared, Snapshot};
+
+/// Everything the daemon needs to run.
+#[derive(Clone, Debug)]
+pub struct DaemonConfig {
+    /// Device path of the board (serial port, udev symlink, or the virtual board's pty).
+    pub serial: PathBuf,
+    /// Where to serve HTTP; `None` for no server.
+    pub http: Option<SocketAddr>,
+    /// Core settings.
+    pub session: SessionConfig,
+    /// Link timing.
+    pub link: LinkConfig,
+    /// The game to start with.
+    pub setup: GameSetup,
+    /// Append every event as a JSON line to this file.
+    pub events_out: Option<PathBuf>,
+    /// Keep the record of the game in progress here (`current.sgf`, rewritten on every change).
+    pub data_dir: Option<PathBuf>,
+}
+
+/// Errors starting or running the daemon.
+#[derive(Debug, thiserror::Error)]
+pub enum DaemonError {
+    /// The HTTP address could not be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The serial device path does not exist at start-up.
+    #[error("serial device {0} does not exist (is the board plugged in? set --serial PATH or `serial` in the config file)")]
+    NoDevice(PathBuf),
+    /// A file could not be written.
+    #[error("cannot write {path}: {source}")]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The game could not be set up.
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    /// A thread or task could not be started or ended badly.
+    #[error("internal: {0}")]
+    Internal(String),
+}
+
+type CommandReply = oneshot::Sender<Result<(), SessionError>>;
+
+/// A running daemon.
+#[derive(Debug)]
+pub struct Daemon {
+    shared: Arc<Shared>,
+    commands: mpsc::Sender<(Command, CommandReply)>,
+    shutdown: watch::Sender<bool>,
+    session_task: Option<JoinHandle<Result<(), DaemonError>>>,
+    http_task: Option<JoinHandle<()>>,
+    http_addr: Option<SocketAddr>,
+}
+
+impl Daemon {
+    /// Starts the daemon: checks the device path, binds the HTTP address (so a busy port is
+    /// an error here, not later), then starts the serial thread, the session task and the
+    /// server.
+    pub async fn start(config: DaemonConfig) -> Result<Daemon, DaemonError> {
+        if std::fs::metadata(&config.serial).is_err() {
+            return Err(DaemonError::NoDevice(config.serial.clone()));
+        }
+        let listener = match config.http {
+            Some(addr) => Some(
+                TcpListener::bind(addr)
+                    .await
+                    .map_err(|source| DaemonError::Bind { addr, source })?,
+            ),
+            None => None,
+        };
+        let http_addr = listener.as_ref().and_then(|l| l.local_addr().ok());
+        let session = Session::new(config.session, &config.setup)
+            .map_err(|e| DaemonError::Session(SessionError::Setup(e)))?;
+        let events_file = match &config.events_out {
+            Some(path) => Some(std::io::BufWriter::new(
+                std::fs::File::create(path).map_err(|source| DaemonError::File {
+                    path: path.clone(),
+                    source,
+                })?,
+            )),
+            None => None,
+        };
+        if let Some(dir) = &config.data_dir {
+            std::fs::create_dir_all(dir).map_err(|source| DaemonError::File {
+                path: dir.clone(),
+                source,
+            })?;
+        }
+        let (snapshot_tx, snapshot_rx) = watch::channel(Arc::new(snapshot_of(
+            &session,
+            None,
+            &Connection::new(config.link),
+        )));
+        let shared = Arc::new(Shared::new(snapshot_rx));
+        let (port_tx, port_rx) = mpsc::channel(64);
+        let port = SerialPort::spawn(config.serial.clone(), port_tx)
+            .map_err(|e| DaemonError::Internal(format!("serial thread: {e}")))?;
+        let (commands, command_rx) = mpsc::channel(16);
+        let (shutdown, shutdown_rx) = watch::channel(false);
+        let task = SessionTask {
+            session,
+            connection: Connection::new(config.link),
+            port,
+            shared: shared.clone(),
+            snapshot: snapshot_tx,
+            events_file,
+            events_path: config.events_out.clone(),
+            data_dir: config.data_dir.clone(),
+            link_error: None,
+            start: Instant::now(),
+            record_dirty: false,
+            last_record_write: None,
+        };
+        let session_task = tokio::spawn(task.run(port_rx, command_rx, shutdown_rx.clone()));
+        let http_task = listener.map(|listener| {
+            let shared = shared.clone();
+            let mut shutdown_rx = shutdown_rx.clone();
+            tokio::spawn(async move {
+                let stop = async move {
+                    let _ = shutdown_rx.wait_for(|stop| *stop).await;
+                };
+                let _ = crate::api::serve(listener, shared, stop).await;
+            })
+        });
+        Ok(Daemon {
+            shared,
+            commands,
+            shutdown,
+            session_task: Some(session_task),
+            http_task,
+            http_addr,
+        })
+    }
+
+    /// The address the HTTP server listens on (the real port when `:0` was asked for).
+    pub fn http_addr(&self) -> Option<SocketAddr> {
+        self.http_addr
+    }
+
+    /// Shared handles: snapshot, event log.
+    pub fn shared(&self) -> &Arc<Shared> {
+        &self.shared
+    }
+
+    /// Sends a command to the session and waits for it to be applied.
+    pub async fn command(&self, command: Command) -> Result<(), DaemonError> {
+        let (tx, rx) = oneshot::channel();
+        self.commands
+            .send((command, tx))
+            .await
+            .map_err(|_| DaemonError::Internal("session task stopped".into()))?;
+        rx.await
+            .map_err(|_| DaemonError::Internal("session task stopped".into()))?
+            .map_err(DaemonError::Session)
+    }
+
+    /// Stops everything; returns the final snapshot.
+    pub async fn shutdown(mut self) -> Result<Arc<Snapshot>, DaemonError> {
+        let _ = self.shutdown.send(true);
+        if let Some(task) = self.session_task.take() {
+            task.await
+                .map_err(|e| DaemonError::Internal(format!("session task: {e}")))??;
+        }
+        if let Some(task) = self.http_task.take() {
+            let _ = tokio::time::timeout(Duration::from_secs(2), task).await;
+        }
+        Ok(self.shared.snapshot())
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.shutdown.send(true);
+    }
+}
+
+fn snapshot_of(session: &Session, link_error: Option<String>, connection: &Connection) -> Snapshot {
+    Snapshot {
+        state: session.state(),
+        sgf: session.record().to_sgf(),
+        link: connection.stats(),
+        session: session.stats(),
+        link_error,
+    }
+}
+
+/// Minimum interval between rewrites of `current.sgf` and snapshots that carry no event.
+const REFRESH: Duration = Duration::from_millis(200);
+
+struct SessionTask {
+    session: Session,
+    connection: Connection,
+    port: SerialPort,
+    shared: Arc<Shared>,
+    snapshot: watch::Sender<Arc<Snapshot>>,
+    events_file: Option<std::io::BufWriter<std::fs::File>>,
+    events_path: Option<PathBuf>,
+    data_dir: Option<PathBuf>,
+    link_error: Option<String>,
+    start: Instant,
+    record_dirty: bool,
+    last_record_write: Option<Instant>,
+}
+
+impl SessionTask {
+    fn now_ms(&self) -> u64 {
+        self.start.elapsed().as_millis() as u64
+    }
+
+    async fn run(
+        mut self,
+        mut port_rx: mpsc::Receiver<PortEvent>,
+        mut command_rx: mpsc::Receiver<(Command, CommandReply)>,
+        mut shutdown: watch::Receiver<bool>,
+    ) -> Result<(), DaemonError> {
+        let mut last_snapshot = Instant::now();
+        loop {
+            let deadline = [self.connection.poll_timeout(), self.session.poll_timeout()]
+                .into_iter()
+                .flatten()
+                .min();
+            let sleep_for = deadline
+                .map(|d| Duration::from_millis(d.saturating_sub(self.now_ms())))
+                .unwrap_or(REFRESH)
+                .min(REFRESH);
+            let mut changed = false;
+            tokio::select! {
+                ev = port_rx.recv() => match ev {
+                    Some(ev) => {
+                        self.port_event(ev);
+                        // Take whatever else is already waiting before publishing.
+                        while let Ok(ev) = port_rx.try_recv() {
+                            self.port_event(ev);
+                            changed |= self.pump()?;
+                        }
+                    }
+                    None => return Err(DaemonError::Internal("serial thread stopped".into())),
+                },
+                cmd = command_rx.recv() => if let Some((command, reply)) = cmd {
+                    let now = self.now_ms();
+                    let result = self.session.handle_input(Input::Command(command), now);
+                    changed = true;
+                    self.record_dirty = true;
+                    changed |= self.pump()?;
+                    self.publish();
+                    let _ = reply.send(result);
+                },
+                _ = tokio::time::sleep(sleep_for) => {
+                    let now = self.now_ms();
+                    self.connection.handle_timeout(now);
+                    self.session.handle_timeout(now);
+                },
+                _ = shutdown.changed() => {
+                    self.pump()?;
+                    self.publish();
+                    self.write_record(true)?;
+                    return self.flush_events();
+                }
+            }
+            changed |= self.pump()?;
+            if changed || last_snapshot.elapsed() >= REFRESH {
+                self.publish();
+                last_snapshot = Instant::now();
+            }
+            self.write_record(false)?;
+        }
+    }
+
+    fn port_event(&mut self, ev: PortEvent) {
+        let now = self.now_ms();
+        match ev {
+            PortEvent::Opened => {
+                self.link_error = None;
+                self.connection.on_open(now);
+            }
+            PortEvent::Bytes(bytes) => self.connection.handle_bytes(&bytes, now),
+            PortEvent::Closed(reason) => {
+                tracing::warn!("serial port closed: {reason}");
+                self.link_error = Some(reason.clone());
+                self.connection.on_close(&reason);
+            }
+            PortEvent::OpenFailed(reason) => {
+                tracing::warn!("{reason}");
+                self.link_error = Some(reason);
+            }
+        }
+    }
+
+    /// Moves link events into the session, bytes to the port and events out. Returns whether
+    /// any event was emitted.
+    fn pump(&mut self) -> Result<bool, DaemonError> {
+        let now = self.now_ms();
+        while let Some(ev) = self.connection.poll_event() {
+            let input = match ev {
+                LinkEvent::Up(info) => Input::LinkUp(info),
+                LinkEvent::Scan(scan) => Input::Scan(scan),
+                LinkEvent::Down { reason } => Input::LinkDown { reason },
+                LinkEvent::Rejected { board_version } => {
+                    let msg = format!(
+                        "the board speaks protocol version {board_version}, this service speaks {}; reflash the board or update the service",
+                        smartgoban_protocol::PROTOCOL_VERSION
+                    );
+                    tracing::error!("{msg}");
+                    self.link_error = Some(msg);
+                    continue;
+                }
+            };
+            // Link inputs cannot fail; an error here would be a bug, not bad input.
+            if let Err(e) = self.session.handle_input(input, now) {
+                tracing::error!("session refused a link input: {e}");
+            }
+        }
+        while let Some(bytes) = self.connection.poll_transmit() {
+            self.port.write(bytes);
+        }
+        self.shared
+            .set_last_scan_counter(self.session.stats().last_scan_counter);
+        let mut any = false;
+        while let Some(event) = self.session.poll_output() {
+            any = true;
+            if let Some(file) = &mut self.events_file {
+                let line = serde_json::to_string(&event).unwrap_or_default();
+                if let Err(source) = writeln!(file, "{line}") {
+                    return Err(DaemonError::File {
+                        path: self.events_path.clone().unwrap_or_default(),
+                        source,
+                    });
+                }
+            }
+            self.shared.log.push(event);
+        }
+        if any {
+            self.record_dirty = true;
+        }
+        Ok(any)
+    }
+
+    fn publish(&mut self) {
+        let snap = snapshot_of(&self.session, self.link_error.clone(), &self.connection);
+        let _ = self.snapshot.send(Arc::new(snap));
+    }
+
+    fn flush_events(&mut self) -> Result<(), DaemonError> {
+        if let Some(file) = &mut self.events_file {
+            file.flush().map_err(|source| DaemonError::File {
+                path: self.events_path.clone().unwrap_or_default(),
+                source,
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Rewrites `DATA_DIR/current.sgf` atomically when the record changed (at most every
+    /// [`REFRESH`] unless `force`). A failed write is logged and retried on the next change:
+    /// the game goes on.
+    fn write_record(&mut self, force: bool) -> Result<(), DaemonError> {
+        let Some(dir) = &self.data_dir else {
+            return Ok(());
+        };
+        if !self.record_dirty
+            || (!force
+                && self
+                    .last_record_write
+                    .is_some_and(|t| t.elapsed() < REFRESH))
+        {
+            return Ok(());
+        }
+        let path = dir.join("current.sgf");
+        self.last_record_write = Some(Instant::now());
+        match crate::files::write_atomic(&path, self.session.record().to_sgf().as_bytes()) {
+            Ok(()) => self.record_dirty = false,
+            // The game goes on in memory; the record is written again on the next change.
+            Err(e) => tracing::error!("cannot write {}: {e}", path.display()),
+        }
+        self.flush_events()
+    }
+}

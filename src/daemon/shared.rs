@@ -1,0 +1,127 @@
+//! What the session task shares with the HTTP server and the CLI: the latest snapshot and the
+//! event log.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::{broadcast, watch};
+
+use crate::event::Event;
+use crate::link::LinkStats;
+use crate::session::{SessionStats, StateView};
+
+/// The state of the game at one moment, as the API serves it.
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    /// `GET /api/v1/state`.
+    pub state: StateView,
+    /// `GET /api/v1/game.sgf`: the record so far.
+    pub sgf: String,
+    /// Link counters.
+    pub link: LinkStats,
+    /// Session counters.
+    pub session: SessionStats,
+    /// The last problem opening the device or with the handshake, if the link is not up.
+    pub link_error: Option<String>,
+}
+
+/// Every event of the service run, in order, plus a broadcast for live followers.
+///
+/// Events are small (a few hundred bytes) and a game has a few thousand, so all of them are
+/// kept: a client that reconnects gets every event it missed, with the same ids.
+#[derive(Debug)]
+pub struct EventLog {
+    events: Mutex<Vec<Arc<Event>>>,
+    live: broadcast::Sender<Arc<Event>>,
+}
+
+impl EventLog {
+    /// An empty log.
+    pub fn new() -> Self {
+        let (live, _) = broadcast::channel(1024);
+        EventLog {
+            events: Mutex::new(Vec::new()),
+            live,
+        }
+    }
+
+    /// Appends an event and tells live followers.
+    pub fn push(&self, event: Event) {
+        let event = Arc::new(event);
+        self.lock().push(event.clone());
+        let _ = self.live.send(event);
+    }
+
+    /// Events with `seq` greater than `after`, oldest first.
+    pub fn since(&self, after: u64) -> Vec<Arc<Event>> {
+        let events = self.lock();
+        let start = events.partition_point(|e| e.seq <= after);
+        events[start..].to_vec()
+    }
+
+    /// Number of events so far.
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    /// No events yet.
+    pub fn is_empty(&self) -> bool {
+        self.lock().is_empty()
+    }
+
+    /// Follows new events (subscribe before reading the backlog, then skip duplicates by
+    /// `seq`).
+    pub fn subscribe(&self) -> broadcast::Receiver<Arc<Event>> {
+        self.live.subscribe()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Arc<Event>>> {
+        // A panic while holding this lock cannot leave the Vec half-written; keep serving.
+        self.events.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Default for EventLog {
+    fn default() -> Self {
+        EventLog::new()
+    }
+}
+
+/// Handles shared between the session task and its readers.
+#[derive(Debug)]
+pub struct Shared {
+    /// Latest snapshot.
+    pub snapshot: watch::Receiver<Arc<Snapshot>>,
+    /// Every event.
+    pub log: EventLog,
+    /// Counter of the last scan the session took in, plus one (0 = none since the handshake).
+    last_scan: AtomicU64,
+}
+
+impl Shared {
+    pub(super) fn new(snapshot: watch::Receiver<Arc<Snapshot>>) -> Self {
+        Shared {
+            snapshot,
+            log: EventLog::new(),
+            last_scan: AtomicU64::new(0),
+        }
+    }
+
+    /// The latest snapshot.
+    pub fn snapshot(&self) -> Arc<Snapshot> {
+        self.snapshot.borrow().clone()
+    }
+
+    /// Counter of the last scan the session has taken in since the last handshake.
+    pub fn last_scan_counter(&self) -> Option<u32> {
+        match self.last_scan.load(Ordering::Acquire) {
+            0 => None,
+            n => Some((n - 1) as u32),
+        }
+    }
+
+    pub(super) fn set_last_scan_counter(&self, counter: Option<u32>) {
+        let v = counter.map_or(0, |c| u64::from(c) + 1);
+        self.last_scan.store(v, Ordering::Release);
+    }
+}

@@ -1,0 +1,197 @@
+//! The event vocabulary (DESIGN.md, "Events"): what the core tells the world.
+//!
+//! One JSON object per event, `{"seq": 1, "t_ms": 1234, "kind": "...", ...}`. The same objects go
+//! to the event log (`--events` JSON Lines), the SSE feed (`data:`, with `id:` = `seq`), and
+//! later the WebSocket and MQTT. Points are GTP coordinates (`D4`, `Q16`); moves also carry the
+//! SGF form (`dp`).
+
+use serde::Serialize;
+
+use crate::rules::Color;
+
+/// One event with its sequence number and time.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Event {
+    /// Strictly increasing from 1 within a service run.
+    pub seq: u64,
+    /// Milliseconds since the service started (the session's clock).
+    pub t_ms: u64,
+    /// What happened.
+    #[serde(flatten)]
+    pub kind: EventKind,
+}
+
+/// A stone that belongs on a point, in desync guidance.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PointColor {
+    /// GTP point.
+    pub point: String,
+    /// The stone's colour.
+    pub color: Color,
+}
+
+/// Evidence attached to a violation: the boards around it, as rows (top row first, `.`/`X`/`O`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Evidence {
+    /// The record's position before the offending act.
+    pub before: Vec<String>,
+    /// The settled physical board that showed the act (or the record after it for acts that
+    /// do not come from the board, such as a pass button).
+    pub after: Vec<String>,
+    /// Number of moves (and passes) in the record when the act was seen.
+    pub move_number: u32,
+}
+
+/// The kinds of event, tagged by `kind` in JSON.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum EventKind {
+    /// A new game was set up: what the board must show before the first move.
+    Game {
+        /// Points per side.
+        size: u8,
+        /// Black player (SGF `PB`).
+        black: Option<String>,
+        /// White player (SGF `PW`).
+        white: Option<String>,
+        /// Komi in points (SGF `KM`).
+        komi: Option<f64>,
+        /// Handicap stones (SGF `HA`).
+        handicap: u8,
+        /// Setup stones (SGF `AB`/`AW`) that must be on the board before play.
+        setup: Vec<PointColor>,
+        /// The side that moves first.
+        first_to_move: Color,
+    },
+    /// A stone was played (G2) and recorded.
+    Move {
+        /// Mover.
+        color: Color,
+        /// GTP point.
+        point: String,
+        /// SGF point.
+        sgf: String,
+        /// Move number (moves and passes counted from 1).
+        number: u32,
+        /// Opponent stones captured by the move (G4), GTP.
+        captured: Vec<String>,
+    },
+    /// A pass (G2), from the pass button or a command.
+    Pass {
+        /// Passer.
+        color: Color,
+        /// Move number.
+        number: u32,
+    },
+    /// Captured stones still physically on the board (R18.2 requires lifting them).
+    CapturesPending {
+        /// GTP points still to lift.
+        points: Vec<String>,
+    },
+    /// Captured stones were lifted off the board.
+    CapturesRemoved {
+        /// GTP points lifted.
+        points: Vec<String>,
+    },
+    /// A rule was broken (RULES.md codes).
+    Violation {
+        /// Violation id, unique within the game.
+        id: u32,
+        /// DESIGN.md violation code, e.g. `forbidden_point`.
+        code: &'static str,
+        /// RULES.md clause, e.g. `R19`.
+        clause: &'static str,
+        /// Offender.
+        color: Color,
+        /// Points concerned (GTP).
+        points: Vec<String>,
+        /// `warning`, `move_invalid`, `loss` or `referee` (left to the referee's ruling).
+        penalty: &'static str,
+        /// Human-readable explanation.
+        detail: String,
+        /// Boards before/after and the move number.
+        evidence: Evidence,
+    },
+    /// A violation was closed.
+    ViolationResolved {
+        /// The violation's id.
+        id: u32,
+        /// How: e.g. `board_restored`.
+        how: String,
+    },
+    /// The game phase changed, or the guidance of a `setup`/`desync` phase changed.
+    Phase {
+        /// `setup`, `play`, `desync`, `paused`, `scoring` or `finished`.
+        phase: Phase,
+        /// Stones to put back (or to put down, during setup), with their colour.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        restore: Vec<PointColor>,
+        /// Points whose stone must be lifted.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        remove: Vec<String>,
+    },
+    /// The serial link to the board came up or went down.
+    Link {
+        /// `connected` or `lost`.
+        state: LinkState,
+        /// Why, for `lost`; the board's identity for `connected`.
+        detail: String,
+    },
+    /// The game ended.
+    Result {
+        /// Winner, or null for a draw / no result.
+        winner: Option<Color>,
+        /// `resignation`, `count`, `time`, `two_warnings` or `referee`.
+        reason: &'static str,
+        /// Black's points at the count (area scoring), when counted.
+        black_points: Option<f64>,
+        /// White's points at the count, when counted.
+        white_points: Option<f64>,
+        /// Margin in stones (Chinese counting), when counted.
+        margin_stones: Option<f64>,
+        /// The SGF `RE` value.
+        re: String,
+    },
+}
+
+/// Game phase (DESIGN.md `phase` event).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Waiting for the board to show the starting position (empty, or handicap/setup stones).
+    Setup,
+    /// Play goes on.
+    Play,
+    /// The board differs from the record in a way no legal move explains: fix the board.
+    Desync,
+    /// The clock is paused by the referee.
+    Paused,
+    /// Both sides passed (R21.1): counting.
+    Scoring,
+    /// The game is over (R21.3).
+    Finished,
+}
+
+impl Phase {
+    /// The DESIGN.md name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::Setup => "setup",
+            Phase::Play => "play",
+            Phase::Desync => "desync",
+            Phase::Paused => "paused",
+            Phase::Scoring => "scoring",
+            Phase::Finished => "finished",
+        }
+    }
+}
+
+/// Serial link state (DESIGN.md `link` event).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LinkState {
+    /// Handshake done, scans arriving.
+    Connected,
+    /// No board: never connected, unplugged, or silent for longer than the timeout.
+    Lost,
+}

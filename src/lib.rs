@@ -1,0 +1,32 @@
+//! smartgoban: a real wooden Go board made smart.
+//!
+//! A microcontroller under the board scans a grid of sensors and streams the scans over
+//! serial; this crate turns them into moves under the Chinese Weiqi Rules, flags violations,
+//! keeps the record and serves the live game over HTTP.
+//!
+//! The crate is split into a pure, deterministic **core** and a thin **shell**
+//! (DESIGN.md, "Core and shell"):
+//!
+//! * core — [`rules`] (board, captures, ko, repetition, SGF), [`sensing`] (the scan
+//!   stabiliser), [`referee`] (move inference and violations), [`event`] (what the core
+//!   reports) and [`session`] (the state machine that owns them). None of these read a clock,
+//!   do I/O, or use tokio, axum, serialport or rppal; time comes in as an argument.
+//! * shell — [`link`] (the serial protocol connection and the port), [`daemon`] (the task that
+//!   owns a [`session::Session`] and moves bytes), [`api`] (HTTP), [`config`], [`cli`].
+//! * beside them — [`sim`], the virtual board that stands in for the hardware.
+#![warn(missing_docs)]
+
+pub mod event;
+pub mod referee;
+pub mod rules;
+pub mod sensing;
+pub mod session;
+
+pub mod api;
+pub mod cli;
+pub mod config;
+pub mod daemon;
+pub mod files;
+pub mod link;
+
+pub mod sim;

@@ -1,0 +1,48 @@
+//! `smartgoban`: the command-line entry point. Errors are reported here, once, with their
+//! causes; everything else lives in the library.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use smartgoban::cli::{self, Cli, Commands};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("SMARTGOBAN_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    if let Commands::Check(args) = &cli.command {
+        let outcome = cli::check::run(args, &mut std::io::stdout(), &mut std::io::stderr());
+        return ExitCode::from(outcome.exit_code() as u8);
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => return fail(&anyhow::Error::new(e).context("cannot start the async runtime")),
+    };
+    let result: anyhow::Result<()> = runtime.block_on(async {
+        match cli.command {
+            Commands::Demo(args) => cli::demo::run(args).await.map(|_| ())?,
+            Commands::Run(args) => cli::run::run(args).await?,
+            Commands::Sim(args) => cli::sim::run(args).await?,
+            Commands::Check(_) => {}
+        }
+        Ok(())
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(&e),
+    }
+}
+
+fn fail(e: &anyhow::Error) -> ExitCode {
+    eprintln!("error: {e:#}");
+    ExitCode::FAILURE
+}

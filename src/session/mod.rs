@@ -1,0 +1,320 @@
+//! The [`Session`]: one value that owns the whole core (DESIGN.md "Core and shell").
+//!
+//! Shaped like quinn-proto's connection: the shell calls [`Session::handle_input`] with each
+//! input and the current time, then drains [`Session::poll_output`]; nothing in here reads a
+//! clock or does I/O. Settling and every other board timing use the board's own scan
+//! timestamps, so a replay at full speed behaves exactly as it would in real time; the `now`
+//! passed in only stamps events (`t_ms`).
+
+mod input;
+mod state;
+
+use std::collections::VecDeque;
+
+use crate::event::{Event, EventKind, LinkState};
+use crate::referee::{GameSetup, Referee, SetupError};
+use crate::rules::{Color, GameRecord};
+use crate::sensing::{Cell, Stabiliser, StabiliserConfig, StabiliserStats};
+pub use input::{Command, Input, LinkInfo};
+use smartgoban_protocol::{Button, ButtonCounters, Scan, Side};
+pub use state::{LinkView, StateView};
+
+/// Session settings.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SessionConfig {
+    /// Scan stabiliser settings (settle time).
+    pub stabiliser: StabiliserConfig,
+}
+
+/// Errors from [`Session::handle_input`]. The session is unchanged when one is returned.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SessionError {
+    /// A new game could not be set up.
+    #[error("cannot start the game: {0}")]
+    Setup(#[from] SetupError),
+}
+
+/// Counters for diagnostics and metrics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SessionStats {
+    /// Scans taken in since the service started.
+    pub scans: u64,
+    /// Counter of the last scan taken in (PROTOCOL.md "Scan"), if any since the last handshake.
+    pub last_scan_counter: Option<u32>,
+    /// Scans dropped because the board size differs from the game's.
+    pub size_mismatch_scans: u64,
+    /// Presses of the clock buttons seen on the board (the clock itself is not wired yet).
+    pub clock_presses: u64,
+    /// Stabiliser counters.
+    pub stabiliser: StabiliserStats,
+}
+
+/// A button press read from the scan counters (PROTOCOL.md "button counters").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Press {
+    Pass(Color),
+    Resign(Color),
+    Clock(Color),
+}
+
+/// The core state machine: link status, stabiliser, referee and the outgoing event queue.
+#[derive(Debug)]
+pub struct Session {
+    config: SessionConfig,
+    referee: Referee,
+    stabiliser: Option<Stabiliser>,
+    link: Option<LinkInfo>,
+    board_time_ms: u64,
+    last_board_ms: Option<u32>,
+    buttons: ButtonCounters,
+    deferred: Vec<Press>,
+    cells: Vec<Cell>,
+    outputs: VecDeque<Event>,
+    next_seq: u64,
+    now_ms: u64,
+    stats: SessionStats,
+}
+
+impl Session {
+    /// A session for `setup`, with no board connected yet.
+    pub fn new(config: SessionConfig, setup: &GameSetup) -> Result<Session, SetupError> {
+        let referee = Referee::new(setup)?;
+        let mut session = Session {
+            config,
+            referee,
+            stabiliser: None,
+            link: None,
+            board_time_ms: 0,
+            last_board_ms: None,
+            buttons: ButtonCounters::default(),
+            deferred: Vec::new(),
+            cells: Vec::new(),
+            outputs: VecDeque::new(),
+            next_seq: 1,
+            now_ms: 0,
+            stats: SessionStats::default(),
+        };
+        session.drain_referee();
+        Ok(session)
+    }
+
+    /// Takes one input at host time `now_ms` (ms since the service started; used for event
+    /// times only).
+    pub fn handle_input(&mut self, input: Input, now_ms: u64) -> Result<(), SessionError> {
+        self.now_ms = self.now_ms.max(now_ms);
+        match input {
+            Input::LinkUp(info) => self.link_up(info),
+            Input::LinkDown { reason } => self.link_down(reason),
+            Input::Scan(scan) => self.scan(&scan),
+            Input::Command(command) => self.command(command)?,
+        }
+        self.drain_referee();
+        Ok(())
+    }
+
+    /// Runs timers due at `now_ms`. The session has no timers of its own yet (the link
+    /// timeout lives in [`crate::link::Connection`]); this keeps the sans-IO shape.
+    pub fn handle_timeout(&mut self, now_ms: u64) {
+        self.now_ms = self.now_ms.max(now_ms);
+    }
+
+    /// When [`Session::handle_timeout`] must next be called, if ever.
+    pub fn poll_timeout(&self) -> Option<u64> {
+        None
+    }
+
+    /// The next event, oldest first.
+    pub fn poll_output(&mut self) -> Option<Event> {
+        self.outputs.pop_front()
+    }
+
+    /// The live state for the API (`GET /api/v1/state`).
+    pub fn state(&self) -> StateView {
+        state::view(self)
+    }
+
+    /// The game record so far.
+    pub fn record(&self) -> &GameRecord {
+        self.referee.record()
+    }
+
+    /// The referee (game, phase, violations).
+    pub fn referee(&self) -> &Referee {
+        &self.referee
+    }
+
+    /// The last settled physical board, if any.
+    pub fn sensed(&self) -> Option<&crate::sensing::StoneGrid> {
+        self.stabiliser.as_ref().and_then(|s| s.stable())
+    }
+
+    /// The connected board, if the link is up.
+    pub fn link(&self) -> Option<&LinkInfo> {
+        self.link.as_ref()
+    }
+
+    /// Diagnostic counters.
+    pub fn stats(&self) -> SessionStats {
+        let mut stats = self.stats;
+        if let Some(s) = &self.stabiliser {
+            stats.stabiliser = s.stats();
+        }
+        stats
+    }
+
+    /// Session settings.
+    pub fn config(&self) -> SessionConfig {
+        self.config
+    }
+
+    fn emit(&mut self, kind: EventKind) {
+        let event = Event {
+            seq: self.next_seq,
+            t_ms: self.now_ms,
+            kind,
+        };
+        self.next_seq += 1;
+        self.outputs.push_back(event);
+    }
+
+    fn drain_referee(&mut self) {
+        while let Some(kind) = self.referee.poll_event() {
+            self.emit(kind);
+        }
+    }
+
+    fn link_up(&mut self, info: LinkInfo) {
+        let game_size = self.referee.game().board().size();
+        let detail = if info.board_size == game_size {
+            format!(
+                "board {}x{}, firmware {}, device {:08x}, {} scans/s",
+                info.board_size,
+                info.board_size,
+                info.firmware_version,
+                info.device_id,
+                info.scan_rate_hz
+            )
+        } else {
+            format!(
+                "board is {}x{} but the game is {}x{}: scans are ignored",
+                info.board_size, info.board_size, game_size, game_size
+            )
+        };
+        match &mut self.stabiliser {
+            Some(s) if s.size() == info.board_size => s.restart(),
+            _ => {
+                self.stabiliser = Some(Stabiliser::new(info.board_size, self.config.stabiliser));
+            }
+        }
+        self.link = Some(info);
+        self.last_board_ms = None;
+        self.buttons = ButtonCounters::default();
+        self.deferred.clear();
+        self.stats.last_scan_counter = None;
+        self.emit(EventKind::Link {
+            state: LinkState::Connected,
+            detail,
+        });
+    }
+
+    fn link_down(&mut self, reason: String) {
+        if self.link.take().is_some() {
+            self.emit(EventKind::Link {
+                state: LinkState::Lost,
+                detail: reason,
+            });
+        }
+    }
+
+    fn scan(&mut self, scan: &Scan) {
+        let Some(link) = &self.link else {
+            return; // no handshake yet: a scan from an earlier session of the board
+        };
+        let size = self.referee.game().board().size();
+        if scan.cells.size().get() != link.board_size || link.board_size != size {
+            self.stats.size_mismatch_scans += 1;
+            return;
+        }
+        self.stats.scans += 1;
+        self.stats.last_scan_counter = Some(scan.scan_counter);
+        // Board time: accumulate the wrapping deltas of the board's millisecond clock.
+        if let Some(last) = self.last_board_ms {
+            let delta = scan.board_ms.wrapping_sub(last);
+            if delta < 1 << 31 {
+                self.board_time_ms += u64::from(delta);
+            }
+        }
+        self.last_board_ms = Some(scan.board_ms);
+        let presses = self.presses(scan.buttons);
+
+        self.cells.clear();
+        self.cells.extend(scan.cells.iter());
+        let Some(stabiliser) = self.stabiliser.as_mut() else {
+            return;
+        };
+        let settled = stabiliser
+            .push(&self.cells, self.board_time_ms)
+            .map(|s| (s.changed, s.grid.clone()));
+        let is_settled = stabiliser.is_settled();
+        if let Some((changed, grid)) = settled {
+            if changed {
+                self.referee.on_board(&grid);
+            }
+        }
+        // A press counts once the board is settled, after the board it belongs to, so a pass
+        // or resignation never jumps ahead of the stone placed just before it.
+        self.deferred.extend(presses);
+        if is_settled {
+            for press in std::mem::take(&mut self.deferred) {
+                self.press(press);
+            }
+        }
+    }
+
+    /// Button presses since the last scan (wrapping u8 counters, PROTOCOL.md §7).
+    fn presses(&mut self, now: ButtonCounters) -> Vec<Press> {
+        let delta = now.presses_since(&self.buttons);
+        self.buttons = now;
+        let mut presses = Vec::new();
+        for (side, color) in [(Side::Black, Color::Black), (Side::White, Color::White)] {
+            for (button, press) in [
+                (Button::Pass, Press::Pass(color)),
+                (Button::Resign, Press::Resign(color)),
+                (Button::Clock, Press::Clock(color)),
+            ] {
+                presses.extend(std::iter::repeat_n(
+                    press,
+                    usize::from(delta.get(button, side)),
+                ));
+            }
+        }
+        presses
+    }
+
+    fn press(&mut self, press: Press) {
+        match press {
+            Press::Pass(color) => self.referee.on_pass(color),
+            Press::Resign(color) => self.referee.on_resign(color),
+            Press::Clock(_) => self.stats.clock_presses += 1,
+        }
+    }
+
+    fn command(&mut self, command: Command) -> Result<(), SessionError> {
+        match command {
+            Command::NewGame(setup) => {
+                let setup = *setup;
+                let referee = Referee::new(&setup)?;
+                self.referee = referee;
+                // The board as it lies now is judged against the new game at once.
+                if let Some(grid) = self.sensed().cloned() {
+                    self.drain_referee();
+                    self.referee.on_board(&grid);
+                }
+            }
+            Command::Pass(color) => self.referee.on_pass(color),
+            Command::Resign(color) => self.referee.on_resign(color),
+            Command::SetResult(re) => self.referee.set_result(&re),
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,204 @@
+//! [`StateView`]: the live state served at `GET /api/v1/state`.
+
+use serde::Serialize;
+
+use super::Session;
+use crate::event::{Phase, PointColor};
+use crate::rules::Color;
+
+/// Stones captured by each side (prisoners taken).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Captures {
+    /// White stones captured by Black.
+    pub black: u32,
+    /// Black stones captured by White.
+    pub white: u32,
+}
+
+/// The last move or pass.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LastMove {
+    /// Mover.
+    pub color: Color,
+    /// GTP point, or null for a pass.
+    pub point: Option<String>,
+    /// Move number.
+    pub number: u32,
+}
+
+/// The serial link as the API shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LinkView {
+    /// `connected` or `lost`.
+    pub state: crate::event::LinkState,
+    /// Board size the board reported, when connected.
+    pub board_size: Option<u8>,
+    /// Firmware version, when connected.
+    pub firmware_version: Option<u16>,
+    /// Scans taken in since the service started.
+    pub scans: u64,
+    /// Counter of the last scan taken in since the handshake.
+    pub last_scan_counter: Option<u32>,
+}
+
+/// An open violation, as the API shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ViolationView {
+    /// Violation id.
+    pub id: u32,
+    /// DESIGN.md code.
+    pub code: &'static str,
+    /// RULES.md clause.
+    pub clause: &'static str,
+    /// Offender.
+    pub color: Color,
+    /// GTP points.
+    pub points: Vec<String>,
+    /// Penalty name.
+    pub penalty: &'static str,
+    /// Move number when seen.
+    pub move_number: u32,
+    /// Explanation.
+    pub detail: String,
+}
+
+/// Game information shown with the state.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GameView {
+    /// Black player.
+    pub black: Option<String>,
+    /// White player.
+    pub white: Option<String>,
+    /// Komi in points.
+    pub komi: Option<f64>,
+    /// Handicap stones.
+    pub handicap: u8,
+    /// Rules named in the record (the board always applies the Chinese rules).
+    pub rules: Option<String>,
+    /// Event.
+    pub event: Option<String>,
+    /// Date.
+    pub date: Option<String>,
+    /// Result (SGF `RE`), once known.
+    pub result: Option<String>,
+}
+
+/// Desync (or setup) guidance: what to change on the board.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Guidance {
+    /// Stones to put (back) with their colour.
+    pub restore: Vec<PointColor>,
+    /// Points to clear.
+    pub remove: Vec<String>,
+}
+
+/// The live state (DESIGN.md "HTTP API", `GET state`). Boards are rows, top row first, `.`
+/// empty, `X` black, `O` white.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StateView {
+    /// Points per side.
+    pub size: u8,
+    /// The record's position.
+    pub board: Vec<String>,
+    /// The last settled physical board, if the board has settled since the link came up.
+    pub sensed: Option<Vec<String>>,
+    /// Side to move.
+    pub to_move: Color,
+    /// Moves and passes played.
+    pub move_number: u32,
+    /// Prisoners taken by each side.
+    pub captures: Captures,
+    /// The point the side to move may not play because of a single ko (R20.1), GTP.
+    pub ko: Option<String>,
+    /// Game phase.
+    pub phase: Phase,
+    /// Serial link.
+    pub link: LinkView,
+    /// The last move or pass.
+    pub last_move: Option<LastMove>,
+    /// Captured stones still on the board (R18.2), GTP.
+    pub captures_pending: Vec<String>,
+    /// In `setup` and `desync`: what to change on the board.
+    pub guidance: Option<Guidance>,
+    /// Violations not yet resolved.
+    pub violations: Vec<ViolationView>,
+    /// Game information.
+    pub game: GameView,
+}
+
+pub(super) fn view(session: &Session) -> StateView {
+    let referee = &session.referee;
+    let game = referee.game();
+    let board = game.board();
+    let size = board.size();
+    let gtp = |p: crate::rules::Point| p.to_gtp(size);
+    let stats = session.stats();
+    let info = &referee.record().info;
+    let guidance = referee.guidance();
+    StateView {
+        size,
+        board: board.rows(),
+        sensed: session.sensed().map(|g| g.rows()),
+        to_move: game.to_move(),
+        move_number: game.move_number(),
+        captures: Captures {
+            black: game.captures(Color::Black),
+            white: game.captures(Color::White),
+        },
+        ko: game.ko().map(gtp),
+        phase: referee.phase(),
+        link: LinkView {
+            state: if session.link.is_some() {
+                crate::event::LinkState::Connected
+            } else {
+                crate::event::LinkState::Lost
+            },
+            board_size: session.link.map(|l| l.board_size),
+            firmware_version: session.link.map(|l| l.firmware_version),
+            scans: stats.scans,
+            last_scan_counter: stats.last_scan_counter,
+        },
+        last_move: game.last_move().map(|(color, point)| LastMove {
+            color,
+            point: point.map(gtp),
+            number: game.move_number(),
+        }),
+        captures_pending: referee.pending().iter().map(|&(p, _)| gtp(p)).collect(),
+        guidance: (!guidance.is_empty()).then(|| Guidance {
+            restore: guidance
+                .restore
+                .iter()
+                .map(|&(p, color)| PointColor {
+                    point: gtp(p),
+                    color,
+                })
+                .collect(),
+            remove: guidance.remove.iter().map(|&p| gtp(p)).collect(),
+        }),
+        violations: referee
+            .violations()
+            .iter()
+            .filter(|v| v.open)
+            .map(|v| ViolationView {
+                id: v.id,
+                code: v.code.as_str(),
+                clause: v.code.clause(),
+                color: v.color,
+                points: v.points.iter().map(|&p| gtp(p)).collect(),
+                penalty: v.penalty.as_str(),
+                move_number: v.move_number,
+                detail: v.detail.clone(),
+            })
+            .collect(),
+        game: GameView {
+            black: info.black.clone(),
+            white: info.white.clone(),
+            komi: info.komi,
+            handicap: info.handicap,
+            rules: info.rules.clone(),
+            event: info.event.clone(),
+            date: info.date.clone(),
+            result: info.result.clone(),
+        },
+    }
+}

@@ -1,0 +1,400 @@
+//! The virtual microcontroller: speaks protocol v1 on a pseudo-terminal
+//! (hardware/PROTOCOL.md), turns a timeline of physical actions into 50 scans a second.
+//!
+//! The device waits for the host's `Hello`, answers `HelloAck`, then streams scans whose
+//! `board_ms` advances 20 ms per scan on the virtual clock. At `--speed max` nothing sleeps:
+//! the pty's buffer blocks the device whenever the service falls behind, so it runs exactly as
+//! fast as the service keeps up. At `--speed X` the virtual clock runs X times real time.
+
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{mpsc, Arc};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serialport::{SerialPort, TTYPort};
+
+use super::action::TimedAction;
+use super::noise::NoiseParams;
+use super::player::SCAN_MS;
+use super::replay::{Replay, Tick};
+use smartgoban_protocol::{
+    encode, BoardSize, Feed, Frame, FrameDecoder, HelloAck, Message, Pong, Scan, MAX_FRAME_LEN,
+    PROTOCOL_VERSION,
+};
+
+/// How fast the virtual clock runs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Speed {
+    /// As fast as the host reads: no sleeping.
+    Max,
+    /// This many times real time (1.0 = real time).
+    Factor(f64),
+}
+
+impl std::str::FromStr for Speed {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        if s == "max" {
+            return Ok(Speed::Max);
+        }
+        match s.parse::<f64>() {
+            Ok(f) if f.is_finite() && f > 0.0 && f <= 10_000.0 => Ok(Speed::Factor(f)),
+            _ => Err(format!(
+                "speed `{s}`: use `max` or a factor of real time such as 1, 4 or 0.5"
+            )),
+        }
+    }
+}
+
+/// Settings of the virtual board.
+#[derive(Clone, Debug)]
+pub struct DeviceConfig {
+    /// Points per side.
+    pub board_size: u8,
+    /// Clock speed.
+    pub speed: Speed,
+    /// Seed of every random choice (noise, scatter).
+    pub seed: u64,
+    /// Sensor noise.
+    pub noise: NoiseParams,
+    /// Board time after the last action before the timeline counts as done, ms.
+    pub tail_ms: u64,
+    /// Where to expose the device: a symlink to the pty, replaced when the board is
+    /// re-plugged. `None`: only the `/dev/pts/N` path.
+    pub link: Option<PathBuf>,
+    /// Reported in HelloAck.
+    pub device_id: u32,
+}
+
+/// Reported once the timeline has been played out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SimReport {
+    /// Counter of the last scan of the timeline (PROTOCOL.md "Scan").
+    pub last_scan_counter: u32,
+    /// Scans sent in all.
+    pub scans: u64,
+    /// Board time reached, ms.
+    pub board_ms: u64,
+}
+
+/// A running virtual board.
+#[derive(Debug)]
+pub struct SimHandle {
+    path: PathBuf,
+    done: mpsc::Receiver<SimReport>,
+    stop: Arc<AtomicBool>,
+    counter: Arc<AtomicU32>,
+    thread: Option<thread::JoinHandle<io::Result<()>>>,
+}
+
+impl SimHandle {
+    /// The device path the service must open (the symlink if one was asked for).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Waits up to `timeout` for the timeline to be played out.
+    pub fn wait_done(&self, timeout: Duration) -> Option<SimReport> {
+        self.done.recv_timeout(timeout).ok()
+    }
+
+    /// The report, if the timeline is already played out.
+    pub fn try_done(&self) -> Option<SimReport> {
+        self.done.try_recv().ok()
+    }
+
+    /// Counter of the last scan sent.
+    pub fn scan_counter(&self) -> u32 {
+        self.counter.load(Ordering::Relaxed)
+    }
+
+    /// Stops the device and waits for its thread.
+    pub fn stop(mut self) -> io::Result<()> {
+        self.shutdown()
+    }
+
+    fn shutdown(&mut self) -> io::Result<()> {
+        self.stop.store(true, Ordering::Relaxed);
+        match self.thread.take() {
+            Some(t) => t
+                .join()
+                .unwrap_or_else(|_| Err(io::Error::other("virtual board thread panicked"))),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for SimHandle {
+    fn drop(&mut self) {
+        let _ = self.shutdown();
+    }
+}
+
+/// Opens a pty and starts the virtual board on it in its own thread.
+pub fn spawn(actions: Vec<TimedAction>, config: DeviceConfig) -> io::Result<SimHandle> {
+    let board_size = BoardSize::new(config.board_size)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))?;
+    let port = Port::open(config.link.as_deref())?;
+    let path = config
+        .link
+        .clone()
+        .unwrap_or_else(|| port.slave_path.clone());
+    let (done_tx, done) = mpsc::channel();
+    let stop = Arc::new(AtomicBool::new(false));
+    let counter = Arc::new(AtomicU32::new(0));
+    let mut device = Device {
+        board_size,
+        replay: Replay::new(actions, board_size, &config.noise, config.seed),
+        config,
+        scan_counter: 0,
+        scans: 0,
+        tx_seq: 0,
+        streaming: false,
+        done_sent: false,
+        stop: stop.clone(),
+        counter: counter.clone(),
+        done_tx,
+    };
+    let thread = thread::Builder::new()
+        .name("virtual-board".into())
+        .spawn(move || device.run(port))?;
+    Ok(SimHandle {
+        path,
+        done,
+        stop,
+        counter,
+        thread: Some(thread),
+    })
+}
+
+/// The pty pair: the device holds the master and keeps the slave open so the pty survives
+/// the service closing and reopening it.
+struct Port {
+    master: TTYPort,
+    /// Our own handle on the slave side: keeps the pty alive, and tells how many bytes the
+    /// service has not read yet.
+    slave: TTYPort,
+    slave_path: PathBuf,
+}
+
+impl Port {
+    fn open(link: Option<&Path>) -> io::Result<Port> {
+        let (mut master, slave) = TTYPort::pair().map_err(io::Error::other)?;
+        master
+            .set_timeout(Duration::from_millis(200))
+            .map_err(io::Error::other)?;
+        let slave_path = PathBuf::from(
+            slave
+                .name()
+                .ok_or_else(|| io::Error::other("pty without a name"))?,
+        );
+        if let Some(link) = link {
+            // Replace the symlink atomically so the service never sees it missing.
+            let tmp = link.with_extension("new");
+            let _ = std::fs::remove_file(&tmp);
+            std::os::unix::fs::symlink(&slave_path, &tmp)?;
+            std::fs::rename(&tmp, link)?;
+        }
+        Ok(Port {
+            master,
+            slave,
+            slave_path,
+        })
+    }
+}
+
+struct Device {
+    board_size: BoardSize,
+    config: DeviceConfig,
+    replay: Replay,
+    scan_counter: u32,
+    scans: u64,
+    tx_seq: u8,
+    streaming: bool,
+    done_sent: bool,
+    stop: Arc<AtomicBool>,
+    counter: Arc<AtomicU32>,
+    done_tx: mpsc::Sender<SimReport>,
+}
+
+impl Device {
+    fn run(&mut self, mut port: Port) -> io::Result<()> {
+        let mut decoder = FrameDecoder::new();
+        // Real time at which board time 0 happened, for paced speeds.
+        let mut epoch: Option<Instant> = None;
+        let mut speed = self.config.speed;
+        let mut buf = [0u8; 256];
+        while !self.stop.load(Ordering::Relaxed) {
+            // Host frames: Hello, Ping.
+            let waiting = port.master.bytes_to_read().unwrap_or(0);
+            if waiting > 0 || !self.streaming {
+                match port.master.read(&mut buf) {
+                    Ok(n) => self.handle_input(&mut port, &mut decoder, &buf[..n])?,
+                    Err(e) if e.kind() == io::ErrorKind::TimedOut => {}
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    // EIO while no one has the slave open: keep waiting
+                    Err(_) => thread::sleep(Duration::from_millis(20)),
+                }
+            }
+            if !self.streaming {
+                continue;
+            }
+            let (board_ms, buttons, cells) = match self.replay.tick() {
+                Tick::Unplug { duration_ms } => {
+                    port = self.unplug(port, duration_ms, speed)?;
+                    decoder = FrameDecoder::new();
+                    continue; // unplugged: wait for a new Hello
+                }
+                Tick::Scan {
+                    board_ms,
+                    buttons,
+                    cells,
+                } => (board_ms, buttons, cells),
+            };
+            let scan = Scan {
+                scan_counter: self.scan_counter,
+                board_ms: board_ms as u32,
+                buttons,
+                cells,
+            };
+            self.send(&mut port, Message::Scan(scan))?;
+            self.counter.store(self.scan_counter, Ordering::Relaxed);
+            self.scans += 1;
+            if !self.done_sent && self.replay.is_played_out(self.config.tail_ms) {
+                self.done_sent = true;
+                let _ = self.done_tx.send(SimReport {
+                    last_scan_counter: self.scan_counter,
+                    scans: self.scans,
+                    board_ms,
+                });
+                // After the game the board stays on the table, scanning in real time.
+                speed = Speed::Factor(1.0);
+                epoch = None;
+            }
+            self.scan_counter = self.scan_counter.wrapping_add(1);
+            if let Speed::Factor(f) = speed {
+                let next_ms = self.replay.board_ms() as f64;
+                let start = *epoch.get_or_insert_with(|| {
+                    Instant::now() - Duration::from_secs_f64(next_ms / 1000.0 / f)
+                });
+                let due = start + Duration::from_secs_f64(next_ms / 1000.0 / f);
+                let now = Instant::now();
+                if due > now {
+                    thread::sleep(due - now);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn handle_input(
+        &mut self,
+        port: &mut Port,
+        decoder: &mut FrameDecoder,
+        mut bytes: &[u8],
+    ) -> io::Result<()> {
+        loop {
+            match decoder.feed(bytes) {
+                Feed::NeedMore => return Ok(()),
+                Feed::Error { rest, .. } => bytes = rest,
+                Feed::Frame { frame, rest } => {
+                    bytes = rest;
+                    match frame.message {
+                        Message::Hello(hello) => {
+                            let accepted = hello.protocol_version == PROTOCOL_VERSION;
+                            self.send(
+                                port,
+                                Message::HelloAck(HelloAck {
+                                    protocol_version: PROTOCOL_VERSION,
+                                    accepted,
+                                    board_size: self.board_size,
+                                    scan_rate_hz: (1000 / SCAN_MS) as u8,
+                                    firmware_version: 1,
+                                    device_id: self.config.device_id,
+                                }),
+                            )?;
+                            // A new session on the board: counters restart (PROTOCOL.md §4).
+                            self.streaming = accepted;
+                            self.scan_counter = 0;
+                            self.replay.restart_buttons();
+                        }
+                        Message::Ping(ping) => {
+                            self.send(port, Message::Pong(Pong { nonce: ping.nonce }))?
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+
+    fn send(&mut self, port: &mut Port, message: Message) -> io::Result<()> {
+        let frame = Frame {
+            seq: self.tx_seq,
+            message,
+        };
+        self.tx_seq = self.tx_seq.wrapping_add(1);
+        let mut out = [0u8; MAX_FRAME_LEN];
+        let n = encode(&frame, &mut out).map_err(|e| io::Error::other(e.to_string()))?;
+        let mut off = 0;
+        while off < n {
+            if self.stop.load(Ordering::Relaxed) {
+                return Ok(());
+            }
+            match port.master.write(&out[off..n]) {
+                Ok(k) => off += k,
+                // The host is not reading: wait (at full speed this is the backpressure).
+                Err(e) if e.kind() == io::ErrorKind::TimedOut => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
+    /// The cable is pulled: the pty disappears for `duration_ms` of board time (the board keeps
+    /// its stones, players may keep playing), then a new pty appears under the same symlink and
+    /// the board, freshly powered, waits for a Hello.
+    fn unplug(&mut self, port: Port, duration_ms: u64, speed: Speed) -> io::Result<Port> {
+        let link = self.config.link.clone();
+        if speed == Speed::Max {
+            // Board time has run ahead of the host: let the service read what was sent before
+            // the cable goes (a hang-up discards unread input), as it would have in real time.
+            // Written bytes reach the slave's queue a moment later, so the queue must stay
+            // empty for a while.
+            let deadline = Instant::now() + Duration::from_secs(5);
+            let mut quiet = 0;
+            while quiet < 5 && Instant::now() < deadline {
+                thread::sleep(Duration::from_millis(10));
+                if port.slave.bytes_to_read().unwrap_or(0) == 0 {
+                    quiet += 1;
+                } else {
+                    quiet = 0;
+                }
+            }
+        }
+        drop(port);
+        if let Some(link) = &link {
+            let _ = std::fs::remove_file(link);
+        }
+        let real = match speed {
+            Speed::Max => Duration::from_millis(100),
+            Speed::Factor(f) => Duration::from_secs_f64(duration_ms as f64 / 1000.0 / f),
+        };
+        thread::sleep(real);
+        // Actions during the outage happen on the board in board time.
+        self.replay.outage(duration_ms);
+        self.streaming = false;
+        Port::open(link.as_deref())
+    }
+}
+
+impl Drop for Device {
+    fn drop(&mut self) {
+        if let Some(link) = &self.config.link {
+            let _ = std::fs::remove_file(link);
+        }
+    }
+}

@@ -1,0 +1,61 @@
+//! The virtual board (DESIGN.md `sim`): acts as the board's microcontroller on a
+//! pseudo-terminal, speaking protocol v1, so the whole product runs and is tested without
+//! hardware.
+//!
+//! A game record (through virtual players, [`player`]) or a board script ([`script`]) becomes
+//! a timeline of physical [`action::Action`]s; the [`physics`] turns the board and the hands
+//! over it into scans with the chosen [`noise`] model; the [`device`] streams them at 50 scans
+//! per second of board time. Everything random is drawn from one seeded generator, so a run
+//! can be repeated exactly.
+
+pub mod action;
+pub mod device;
+pub mod noise;
+pub mod physics;
+pub mod player;
+pub mod replay;
+pub mod script;
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+pub use action::{Action, TimedAction};
+pub use device::{spawn, DeviceConfig, SimHandle, SimReport, Speed};
+pub use noise::{NoiseModel, NoiseParams};
+pub use replay::{Replay, Tick};
+pub use script::{Script, ScriptError};
+
+use crate::referee::GameSetup;
+use crate::rules::GameRecord;
+
+/// What the virtual board plays.
+#[derive(Clone, Debug)]
+pub enum Source {
+    /// A game record, played move by move by virtual players.
+    Record(GameRecord),
+    /// A board script, played action by action.
+    Script(Script),
+}
+
+impl Source {
+    /// The game the service should expect (size, setup stones, first mover, players…).
+    pub fn setup(&self) -> GameSetup {
+        match self {
+            Source::Record(r) => GameSetup::from_record(r),
+            Source::Script(s) => s.setup.clone(),
+        }
+    }
+
+    /// The timeline of physical actions. For records, the players' noise and timing come from
+    /// `noise` and `seed`; scripts are played as written (their sensors still get `noise`'s
+    /// misreads).
+    pub fn timeline(&self, noise: &NoiseParams, seed: u64) -> Vec<TimedAction> {
+        match self {
+            Source::Record(r) => {
+                let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_0f91_a7e5);
+                player::timeline_from_record(r, noise, &mut rng)
+            }
+            Source::Script(s) => s.actions.clone(),
+        }
+    }
+}

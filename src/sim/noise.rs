@@ -1,0 +1,118 @@
+//! Noise models: how untidy the virtual players and sensors are.
+
+use std::ops::RangeInclusive;
+
+/// The named noise models of the `--noise` flag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum NoiseModel {
+    /// No hands, no bounce, no misreads; captured stones lifted together.
+    Clean,
+    /// A hand over the point for 3–15 scans before and after each placement (covered points
+    /// read uncertain, now and then a wrong colour), the new stone bouncing for 1–5 scans,
+    /// captured stones lifted one at a time 100–800 ms apart, a one-scan misread somewhere on
+    /// the board about every 2,000 scans.
+    #[default]
+    Realistic,
+    /// All of that more often and longer: bigger hands for longer, more wrong colours, longer
+    /// bounces, slower lifting, a misread of 1–3 scans about every 400 scans, and now and then
+    /// a stone put on a neighbouring point and pushed to its own before it settles.
+    Harsh,
+}
+
+impl std::str::FromStr for NoiseModel {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "clean" => Ok(NoiseModel::Clean),
+            "realistic" => Ok(NoiseModel::Realistic),
+            "harsh" => Ok(NoiseModel::Harsh),
+            other => Err(format!(
+                "unknown noise model `{other}` (use clean, realistic or harsh)"
+            )),
+        }
+    }
+}
+
+/// The numbers behind a [`NoiseModel`]. Times in ms of board time, counts in scans (one scan
+/// every 20 ms at 50 Hz). Ranges are inclusive and drawn uniformly.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NoiseParams {
+    /// Pause between the end of one move's handling and the next act. Kept well above the
+    /// stabiliser's settle time so each move settles on its own.
+    pub think_ms: RangeInclusive<u64>,
+    /// Scans a hand hovers over the point before the stone is put down (0 = no hand).
+    pub hand_before_scans: RangeInclusive<u32>,
+    /// Scans the hand stays after the stone is down.
+    pub hand_after_scans: RangeInclusive<u32>,
+    /// Hand radius in points.
+    pub hand_radius: RangeInclusive<u8>,
+    /// Chance, in 1/1000 per covered point and scan, that a covered point reads a colour
+    /// instead of uncertain.
+    pub wrong_colour_per_mille: u32,
+    /// Scans a freshly placed stone bounces (0 = none).
+    pub bounce_scans: RangeInclusive<u32>,
+    /// Delay before each captured stone is lifted, one at a time; `None` = all captured stones
+    /// lifted together after the first value of `capture_together_ms`.
+    pub capture_gap_ms: Option<RangeInclusive<u64>>,
+    /// Delay before captured stones are lifted together (clean model).
+    pub capture_together_ms: u64,
+    /// Scans a hand hovers over each stone being lifted.
+    pub lift_hand_scans: RangeInclusive<u32>,
+    /// Mean scans between random misreads of one point (0 = never).
+    pub misread_every_scans: u32,
+    /// Length of one random misread, in scans (must stay below the settle time).
+    pub misread_scans: RangeInclusive<u32>,
+    /// Chance, in 1/1000 per move, that the stone is first put on a neighbouring point and
+    /// pushed to its own point before it settles.
+    pub slide_per_mille: u32,
+}
+
+impl NoiseModel {
+    /// The parameters of this model.
+    pub fn params(self) -> NoiseParams {
+        match self {
+            NoiseModel::Clean => NoiseParams {
+                think_ms: 300..=300,
+                hand_before_scans: 0..=0,
+                hand_after_scans: 0..=0,
+                hand_radius: 0..=0,
+                wrong_colour_per_mille: 0,
+                bounce_scans: 0..=0,
+                capture_gap_ms: None,
+                capture_together_ms: 100,
+                lift_hand_scans: 0..=0,
+                misread_every_scans: 0,
+                misread_scans: 1..=1,
+                slide_per_mille: 0,
+            },
+            NoiseModel::Realistic => NoiseParams {
+                think_ms: 500..=1500,
+                hand_before_scans: 3..=15,
+                hand_after_scans: 3..=15,
+                hand_radius: 0..=1,
+                wrong_colour_per_mille: 20,
+                bounce_scans: 1..=5,
+                capture_gap_ms: Some(100..=800),
+                capture_together_ms: 0,
+                lift_hand_scans: 3..=8,
+                misread_every_scans: 2000,
+                misread_scans: 1..=1,
+                slide_per_mille: 0,
+            },
+            NoiseModel::Harsh => NoiseParams {
+                think_ms: 800..=2000,
+                hand_before_scans: 5..=30,
+                hand_after_scans: 5..=30,
+                hand_radius: 1..=2,
+                wrong_colour_per_mille: 100,
+                bounce_scans: 2..=8,
+                capture_gap_ms: Some(100..=1200),
+                capture_together_ms: 0,
+                lift_hand_scans: 5..=15,
+                misread_every_scans: 400,
+                misread_scans: 1..=3,
+                slide_per_mille: 50,
+            },
+        }
+    }
+}

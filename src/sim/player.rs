@@ -1,0 +1,224 @@
+//! Virtual players: a game record turned into physical actions over time.
+//!
+//! The players follow the record move by move and obey the referee: a move the rules forbid
+//! is physically carried out the way a person would try it and then put right, so the
+//! record the service keeps is the record as a referee at the board would keep it (the
+//! `refereed` line of [`crate::rules::check_record`]):
+//!
+//! * a legal move: hand over the point, the stone put down (bouncing), the hand withdrawn,
+//!   captured stones lifted;
+//! * a play on an occupied point cannot be done on wood: the player presses pass instead;
+//! * a stone on a forbidden point (R19) is put down, then taken back off;
+//! * an immediate ko retake (R18.3) is put down with its capture lifted, then undone: the
+//!   captured stone goes back and the retaking stone comes off.
+
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+
+use super::action::{Action, TimedAction};
+use super::noise::NoiseParams;
+use crate::referee::GameSetup;
+use crate::rules::{Board, Color, Game, GameRecord, Illegal, Point};
+
+/// Scan period of the virtual board, ms (50 scans per second).
+pub const SCAN_MS: u64 = 20;
+
+/// How long an invalid stone stays on the board before the player puts it right, ms (enough
+/// for the board to settle and the referee to flag it).
+const CORRECTION_MS: u64 = 1_000;
+
+/// Builds the physical timeline of `record` (setup stones first, then every main-line move).
+pub fn timeline_from_record(
+    record: &GameRecord,
+    params: &NoiseParams,
+    rng: &mut ChaCha8Rng,
+) -> Vec<TimedAction> {
+    let setup = GameSetup::from_record(record);
+    let mut p = Player {
+        params,
+        rng,
+        t: 0,
+        out: Vec::new(),
+    };
+    let Ok(mut game) = Game::with_setup(setup.size(), &setup.setup, setup.first_to_move) else {
+        return Vec::new();
+    };
+    let mut placed = Board::new(setup.size()).unwrap_or_else(|_| game.board().clone());
+    for &(color, point) in &setup.setup {
+        p.put_stone(color, point, &placed);
+        placed.put(point, Some(color));
+        p.think();
+    }
+    for mv in &record.moves {
+        let color = mv.color;
+        let Some(point) = mv.point else {
+            p.at(Action::Pass(color));
+            let _ = game.play(color, None);
+            p.think();
+            continue;
+        };
+        match game.preview(color, point) {
+            Ok(preview) => {
+                p.put_stone(color, point, game.board());
+                p.lift_captures(&preview.captured);
+                let _ = game.play(color, Some(point));
+            }
+            Err(Illegal::Occupied(_)) | Err(Illegal::OffBoard(_)) => {
+                p.at(Action::Pass(color));
+                let _ = game.play(color, None);
+            }
+            Err(Illegal::Suicide(_)) => {
+                p.put_stone(color, point, game.board());
+                p.t += CORRECTION_MS;
+                p.lift(point);
+                let _ = game.play(color, None);
+            }
+            Err(Illegal::Ko(_)) => {
+                let mut after = game.board().clone();
+                let captured = after.play(color, point).unwrap_or_default();
+                p.put_stone(color, point, game.board());
+                p.lift_captures(&captured);
+                p.t += CORRECTION_MS;
+                for &c in &captured {
+                    p.put_stone(color.opposite(), c, &after);
+                }
+                p.lift(point);
+                let _ = game.play(color, None);
+            }
+        }
+        p.think();
+    }
+    p.out
+}
+
+struct Player<'a> {
+    params: &'a NoiseParams,
+    rng: &'a mut ChaCha8Rng,
+    /// Current time, ms.
+    t: u64,
+    out: Vec<TimedAction>,
+}
+
+impl Player<'_> {
+    fn at(&mut self, action: Action) {
+        self.out.push(TimedAction {
+            at_ms: self.t,
+            action,
+        });
+    }
+
+    fn scans(&mut self, range: &std::ops::RangeInclusive<u32>) -> u32 {
+        self.rng.random_range(range.clone())
+    }
+
+    fn think(&mut self) {
+        let ms = self.rng.random_range(self.params.think_ms.clone());
+        self.t += ms;
+    }
+
+    fn hand(&mut self, center: Point, scans: u32) {
+        if scans == 0 {
+            return;
+        }
+        let radius = self.rng.random_range(self.params.hand_radius.clone());
+        self.at(Action::Hand {
+            center,
+            radius,
+            duration_ms: u64::from(scans) * SCAN_MS,
+        });
+    }
+
+    /// Hand in, stone down (perhaps on a neighbour first and pushed home), bounce, hand out.
+    /// `board` is what lies on the board before the stone (a slide starts on an empty point).
+    fn put_stone(&mut self, color: Color, point: Point, board: &Board) {
+        let before = self.scans(&self.params.hand_before_scans.clone());
+        let after = self.scans(&self.params.hand_after_scans.clone());
+        let total = before + after;
+        self.hand(point, total);
+        self.t += u64::from(before) * SCAN_MS;
+        let slide_from = (self.rng.random_range(0..1000) < self.params.slide_per_mille)
+            .then(|| empty_neighbour(point, board, self.rng))
+            .flatten();
+        match slide_from {
+            Some(first) => {
+                self.at(Action::Place {
+                    color,
+                    point: first,
+                });
+                // pushed home well within the hand's stay, long before anything settles
+                self.t += 2 * SCAN_MS;
+                self.at(Action::Slide {
+                    from: first,
+                    to: point,
+                });
+            }
+            None => self.at(Action::Place { color, point }),
+        }
+        self.t += u64::from(after) * SCAN_MS;
+        let bounce = self.scans(&self.params.bounce_scans.clone());
+        if bounce > 0 {
+            self.at(Action::Bounce {
+                point,
+                scans: bounce,
+            });
+            self.t += u64::from(bounce) * SCAN_MS;
+        }
+    }
+
+    /// Lifts one stone, with a hand over it.
+    fn lift(&mut self, point: Point) {
+        let scans = self.scans(&self.params.lift_hand_scans.clone());
+        self.hand(point, scans);
+        self.t += u64::from(scans / 2) * SCAN_MS;
+        self.at(Action::Remove {
+            points: vec![point],
+        });
+        self.t += u64::from(scans - scans / 2) * SCAN_MS;
+    }
+
+    fn lift_captures(&mut self, captured: &[Point]) {
+        if captured.is_empty() {
+            return;
+        }
+        match self.params.capture_gap_ms.clone() {
+            None => {
+                self.t += self.params.capture_together_ms;
+                self.at(Action::Remove {
+                    points: captured.to_vec(),
+                });
+            }
+            Some(gap) => {
+                for &point in captured {
+                    self.t += self.rng.random_range(gap.clone());
+                    self.lift(point);
+                }
+            }
+        }
+    }
+}
+
+/// A random empty orthogonal neighbour of `point`.
+fn empty_neighbour(point: Point, board: &Board, rng: &mut ChaCha8Rng) -> Option<Point> {
+    let size = board.size();
+    let mut options = Vec::with_capacity(4);
+    let (x, y) = (point.x, point.y);
+    if x > 0 {
+        options.push(Point::new(x - 1, y));
+    }
+    if x + 1 < size {
+        options.push(Point::new(x + 1, y));
+    }
+    if y > 0 {
+        options.push(Point::new(x, y - 1));
+    }
+    if y + 1 < size {
+        options.push(Point::new(x, y + 1));
+    }
+    options.retain(|&n| board.get(n).is_none());
+    if options.is_empty() {
+        None
+    } else {
+        let i = rng.random_range(0..options.len());
+        Some(options[i])
+    }
+}

@@ -1,0 +1,132 @@
+//! [`Replay`]: the virtual board without a wire — a timeline of actions applied to the
+//! [`Physics`] and read out at 50 scans a second of board time.
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use super::action::{Action, TimedAction};
+use super::noise::NoiseParams;
+use super::physics::Physics;
+use super::player::SCAN_MS;
+use crate::rules::Color;
+use smartgoban_protocol::{BoardSize, Button, ButtonCounters, PackedCells, Side};
+
+/// What one scan period brings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Tick {
+    /// The sensors were read.
+    Scan {
+        /// Board time of the scan, ms.
+        board_ms: u64,
+        /// Button presses so far (PROTOCOL.md §7).
+        buttons: ButtonCounters,
+        /// The readings.
+        cells: PackedCells,
+    },
+    /// The cable is pulled now for `duration_ms`: take the board off the wire, then call
+    /// [`Replay::outage`].
+    Unplug {
+        /// Outage, ms of board time.
+        duration_ms: u64,
+    },
+}
+
+/// A timeline being played on the physical board. Deterministic for a seed.
+#[derive(Debug)]
+pub struct Replay {
+    physics: Physics,
+    rng: ChaCha8Rng,
+    actions: Vec<TimedAction>,
+    next_action: usize,
+    board_ms: u64,
+    buttons: ButtonCounters,
+}
+
+impl Replay {
+    /// Starts `actions` (sorted by time) on an empty board at board time 0.
+    pub fn new(actions: Vec<TimedAction>, size: BoardSize, noise: &NoiseParams, seed: u64) -> Self {
+        Replay {
+            physics: Physics::new(size, noise),
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            actions,
+            next_action: 0,
+            board_ms: 0,
+            buttons: ButtonCounters::ZERO,
+        }
+    }
+
+    /// Board time of the next scan, ms.
+    pub fn board_ms(&self) -> u64 {
+        self.board_ms
+    }
+
+    /// Whether every action has happened and `tail_ms` more have passed.
+    pub fn is_played_out(&self, tail_ms: u64) -> bool {
+        let last = self.actions.last().map_or(0, |a| a.at_ms);
+        self.next_action >= self.actions.len() && self.board_ms >= last + tail_ms
+    }
+
+    /// The board starts a new session (a `Hello`): button counters restart from 0.
+    pub fn restart_buttons(&mut self) {
+        self.buttons = ButtonCounters::ZERO;
+    }
+
+    /// Applies the actions due now and reads the sensors, then moves on one scan period.
+    pub fn tick(&mut self) -> Tick {
+        while let Some(a) = self.actions.get(self.next_action) {
+            if a.at_ms > self.board_ms {
+                break;
+            }
+            let action = a.action.clone();
+            self.next_action += 1;
+            if let Action::Unplug { duration_ms } = action {
+                return Tick::Unplug { duration_ms };
+            }
+            self.apply(&action);
+        }
+        let cells = self.physics.scan(self.board_ms, &mut self.rng);
+        let tick = Tick::Scan {
+            board_ms: self.board_ms,
+            buttons: self.buttons,
+            cells,
+        };
+        self.board_ms += SCAN_MS;
+        tick
+    }
+
+    /// The board is off the wire for `duration_ms`: what happens meanwhile happens on the
+    /// board (a powerless board registers no button presses).
+    pub fn outage(&mut self, duration_ms: u64) {
+        let until = self.board_ms + duration_ms;
+        while let Some(a) = self.actions.get(self.next_action) {
+            if a.at_ms > until {
+                break;
+            }
+            let action = a.action.clone();
+            self.next_action += 1;
+            if !matches!(
+                action,
+                Action::Pass(_) | Action::Resign(_) | Action::Clock(_) | Action::Unplug { .. }
+            ) {
+                self.physics.apply(&action, a.at_ms, &mut self.rng);
+            }
+        }
+        self.board_ms = until;
+    }
+
+    fn apply(&mut self, action: &Action) {
+        match *action {
+            Action::Pass(c) => self.buttons.record_press(Button::Pass, side(c)),
+            Action::Resign(c) => self.buttons.record_press(Button::Resign, side(c)),
+            Action::Clock(c) => self.buttons.record_press(Button::Clock, side(c)),
+            _ => self.physics.apply(action, self.board_ms, &mut self.rng),
+        }
+    }
+}
+
+fn side(c: Color) -> Side {
+    match c {
+        Color::Black => Side::Black,
+        Color::White => Side::White,
+    }
+}

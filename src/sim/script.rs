@@ -1,0 +1,333 @@
+//! Board scripts (DESIGN.md "Board scripts"): physical actions, one a line.
+//!
+//! ```text
+//! size 19                      # header lines first (all optional)
+//! komi 7.5
+//! at 0     place B Q16         # ms from the start, then the action
+//! at 1800  remove C3 C4
+//! ```
+
+use super::action::{Action, TimedAction};
+use crate::referee::setup::handicap_points;
+use crate::referee::GameSetup;
+use crate::rules::{Color, Point};
+use smartgoban_protocol::Cell;
+
+/// A parsed board script.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Script {
+    /// The game the header describes (size, komi, handicap stones, first mover).
+    pub setup: GameSetup,
+    /// The `time …` header line as written, for the clock (not interpreted here).
+    pub time: Option<String>,
+    /// The `profile …` header (`cn2002` or `cn1988`).
+    pub profile: Option<String>,
+    /// Actions sorted by time (stable: same-time actions keep their order).
+    pub actions: Vec<TimedAction>,
+}
+
+/// A script line that cannot be read. `line` counts from 1.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("script line {line}: {message}")]
+pub struct ScriptError {
+    /// Line number, from 1.
+    pub line: usize,
+    /// What is wrong, naming the bad value.
+    pub message: String,
+}
+
+impl Script {
+    /// Parses a script. Every error names the line and the value at fault.
+    pub fn parse(text: &str) -> Result<Script, ScriptError> {
+        let mut size: u8 = 19;
+        let mut komi: Option<f64> = Some(7.5);
+        let mut handicap: u8 = 0;
+        let mut time = None;
+        let mut profile = None;
+        let mut actions = Vec::new();
+        let mut in_header = true;
+        for (i, raw) in text.lines().enumerate() {
+            let line_no = i + 1;
+            let err = |message: String| ScriptError {
+                line: line_no,
+                message,
+            };
+            let line = raw.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let (keyword, rest) = (words[0], &words[1..]);
+            if keyword != "at" {
+                if !in_header {
+                    return Err(err(format!(
+                        "header line `{keyword}` after the first `at` line (header lines come first)"
+                    )));
+                }
+                let one = |what: &str| -> Result<&str, ScriptError> {
+                    match rest {
+                        [v] => Ok(v),
+                        _ => Err(err(format!("`{what}` takes exactly one value"))),
+                    }
+                };
+                match keyword {
+                    "size" => {
+                        let v = one("size")?;
+                        size = match v.parse::<u8>() {
+                            Ok(s @ (9 | 13 | 19)) => s,
+                            _ => return Err(err(format!("board size `{v}`: use 9, 13 or 19"))),
+                        };
+                    }
+                    "komi" => {
+                        let v = one("komi")?;
+                        let k: f64 = v
+                            .parse()
+                            .ok()
+                            .filter(|k: &f64| k.is_finite() && k.abs() <= 1000.0)
+                            .ok_or_else(|| err(format!("komi `{v}` is not a number of points")))?;
+                        komi = Some(k);
+                    }
+                    "handicap" => {
+                        let v = one("handicap")?;
+                        handicap = v
+                            .parse::<u8>()
+                            .ok()
+                            .filter(|&h| h <= 9)
+                            .ok_or_else(|| err(format!("handicap `{v}`: use 0 to 9 stones")))?;
+                    }
+                    "time" => time = Some(rest.join(" ")),
+                    "profile" => {
+                        let v = one("profile")?;
+                        if v != "cn2002" && v != "cn1988" {
+                            return Err(err(format!("profile `{v}`: use cn2002 or cn1988")));
+                        }
+                        profile = Some(v.to_string());
+                    }
+                    other => return Err(err(format!("unknown header or action `{other}`"))),
+                }
+                continue;
+            }
+            in_header = false;
+            let [at, verb, args @ ..] = rest else {
+                return Err(err("`at` needs a time in ms and an action".to_string()));
+            };
+            let at_ms: u64 = at
+                .parse()
+                .map_err(|_| err(format!("time `{at}` is not a whole number of ms")))?;
+            let action = parse_action(verb, args, size).map_err(err)?;
+            actions.push(TimedAction { at_ms, action });
+        }
+        actions.sort_by_key(|a| a.at_ms);
+        if handicap == 1 {
+            handicap = 0; // one stone is no handicap: Black simply moves first
+        }
+        let setup_stones = if handicap >= 2 {
+            handicap_points(size, handicap)
+                .ok_or_else(|| ScriptError {
+                    line: 0,
+                    message: format!(
+                        "no standard placement for {handicap} stones on {size}x{size}"
+                    ),
+                })?
+                .into_iter()
+                .map(|p| (Color::Black, p))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let mut setup = GameSetup::even(size);
+        setup.info.komi = komi;
+        setup.info.handicap = handicap;
+        setup.first_to_move = if setup_stones.is_empty() {
+            Color::Black
+        } else {
+            Color::White
+        };
+        setup.setup = setup_stones;
+        Ok(Script {
+            setup,
+            time,
+            profile,
+            actions,
+        })
+    }
+}
+
+fn parse_color(word: &str) -> Result<Color, String> {
+    match word {
+        "B" | "b" => Ok(Color::Black),
+        "W" | "w" => Ok(Color::White),
+        other => Err(format!("player `{other}`: use B or W")),
+    }
+}
+
+fn parse_point(word: &str, size: u8) -> Result<Point, String> {
+    Point::from_gtp(word, size).map_err(|e| format!("point `{word}`: {e}"))
+}
+
+fn parse_num<T: std::str::FromStr>(word: &str, what: &str) -> Result<T, String> {
+    word.parse()
+        .map_err(|_| format!("{what} `{word}` is not a whole number"))
+}
+
+fn parse_action(verb: &str, args: &[&str], size: u8) -> Result<Action, String> {
+    let arity = |n: usize| -> Result<(), String> {
+        if args.len() == n {
+            Ok(())
+        } else {
+            Err(format!("`{verb}` takes {n} value(s), got {}", args.len()))
+        }
+    };
+    Ok(match verb {
+        "place" => {
+            arity(2)?;
+            Action::Place {
+                color: parse_color(args[0])?,
+                point: parse_point(args[1], size)?,
+            }
+        }
+        "remove" => {
+            if args.is_empty() {
+                return Err("`remove` needs at least one point".to_string());
+            }
+            Action::Remove {
+                points: args
+                    .iter()
+                    .map(|a| parse_point(a, size))
+                    .collect::<Result<_, _>>()?,
+            }
+        }
+        "slide" => {
+            arity(2)?;
+            Action::Slide {
+                from: parse_point(args[0], size)?,
+                to: parse_point(args[1], size)?,
+            }
+        }
+        "hand" => {
+            arity(3)?;
+            Action::Hand {
+                center: parse_point(args[0], size)?,
+                radius: parse_num(args[1], "radius")?,
+                duration_ms: parse_num(args[2], "duration")?,
+            }
+        }
+        "glitch" => {
+            arity(3)?;
+            let reading = match args[1] {
+                "X" | "x" => Cell::Black,
+                "O" | "o" => Cell::White,
+                "." => Cell::Empty,
+                "?" => Cell::Uncertain,
+                other => return Err(format!("reading `{other}`: use X, O, . or ?")),
+            };
+            Action::Glitch {
+                point: parse_point(args[0], size)?,
+                reading,
+                scans: parse_num(args[2], "scan count")?,
+            }
+        }
+        "pass" => {
+            arity(1)?;
+            Action::Pass(parse_color(args[0])?)
+        }
+        "resign" => {
+            arity(1)?;
+            Action::Resign(parse_color(args[0])?)
+        }
+        "clock" => {
+            arity(1)?;
+            Action::Clock(parse_color(args[0])?)
+        }
+        "unplug" => {
+            arity(1)?;
+            Action::Unplug {
+                duration_ms: parse_num(args[0], "duration")?,
+            }
+        }
+        "scatter" => {
+            arity(1)?;
+            Action::Scatter {
+                count: parse_num(args[0], "stone count")?,
+            }
+        }
+        other => return Err(format!("unknown action `{other}`")),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DESIGN_EXAMPLE: &str = "\
+size 19                      # header lines first (all optional): size, komi (points), handicap,
+komi 7.5                     # time (e.g. `time main=60m cn=5x60s`), profile (cn2002|cn1988)
+at 0     place B Q16         # a stone is put on a point
+at 900   clock B             # B presses the clock
+at 1500  place W D4
+at 1800  remove C3 C4        # stones lifted off the board
+at 2000  slide D4 D5         # a stone pushed from one point to another
+at 2100  hand D4 2 400       # a hand over D4, radius 2 points, for 400 ms
+at 2600  glitch K10 X 1      # one point misreads (X, O or .) for N scans
+at 3000  pass B              # pass gesture
+at 3100  resign W
+at 4000  unplug 1500         # serial link down for 1500 ms
+at 5000  scatter 3           # 3 stones knocked off their points (seeded random)
+";
+
+    #[test]
+    fn parses_the_design_example() {
+        let s = Script::parse(DESIGN_EXAMPLE).unwrap();
+        assert_eq!(s.setup.size(), 19);
+        assert_eq!(s.setup.info.komi, Some(7.5));
+        assert_eq!(s.actions.len(), 11);
+        let q16 = Point::from_gtp("Q16", 19).unwrap();
+        assert_eq!(
+            s.actions[0],
+            TimedAction {
+                at_ms: 0,
+                action: Action::Place {
+                    color: Color::Black,
+                    point: q16
+                }
+            }
+        );
+        assert_eq!(
+            s.actions[5].action,
+            Action::Hand {
+                center: Point::from_gtp("D4", 19).unwrap(),
+                radius: 2,
+                duration_ms: 400
+            }
+        );
+        assert_eq!(s.actions[10].action, Action::Scatter { count: 3 });
+    }
+
+    #[test]
+    fn handicap_header_sets_stones_and_white_first() {
+        let s = Script::parse("size 9\nhandicap 4\nkomi 0.5\n").unwrap();
+        assert_eq!(s.setup.setup.len(), 4);
+        assert_eq!(s.setup.first_to_move, Color::White);
+        assert_eq!(s.setup.info.handicap, 4);
+    }
+
+    #[test]
+    fn errors_name_the_line_and_value() {
+        let cases = [
+            ("size 21\n", 1, "21"),
+            ("at 0 place B Z99\n", 1, "Z99"),
+            ("\n\nat x place B D4\n", 3, "`x`"),
+            ("at 0 place B D4\nsize 9\n", 2, "header"),
+            ("at 0 jump B D4\n", 1, "jump"),
+            ("at 0 place Q D4\n", 1, "`Q`"),
+            ("komi lots\n", 1, "lots"),
+            ("at 0 glitch D4 Z 2\n", 1, "`Z`"),
+            ("at 0 place B I5\n", 1, "I5"),
+        ];
+        for (text, line, needle) in cases {
+            let e = Script::parse(text).unwrap_err();
+            assert_eq!(e.line, line, "{text:?}: {e}");
+            assert!(e.to_string().contains(needle), "{text:?}: {e}");
+        }
+    }
+}

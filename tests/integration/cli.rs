@@ -1,0 +1,212 @@
+//! The command line as a user runs it: clear errors and non-zero exits on bad input, `check`
+//! on real records, `demo` writing its record.
+
+use std::process::{Command, Output};
+
+use crate::support::{root, shared_corpus};
+
+fn smartgoban(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_smartgoban"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("run smartgoban")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn missing_sgf_file_is_a_clear_error() {
+    let o = smartgoban(&["demo", "no/such/game.sgf", "--exit-when-done"]);
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(
+        e.contains("no/such/game.sgf") && e.contains("cannot read"),
+        "{e}"
+    );
+}
+
+#[test]
+fn malformed_sgf_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.sgf");
+    std::fs::write(&bad, "(;GM[1]SZ[19];B[dd];W[").unwrap();
+    let o = smartgoban(&["demo", bad.to_str().unwrap(), "--exit-when-done"]);
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(e.contains("bad.sgf"), "{e}");
+    let o = smartgoban(&["check", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("bad.sgf"));
+}
+
+#[test]
+fn unknown_flag_is_rejected() {
+    let o = smartgoban(&["demo", "--sped", "max"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--sped"), "{}", stderr(&o));
+    let o = smartgoban(&["demo", "--speed", "warp"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("warp"));
+    let o = smartgoban(&["demo", "--noise", "loud"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("loud"));
+}
+
+#[test]
+fn serial_path_that_does_not_exist_is_a_clear_error() {
+    let o = smartgoban(&[
+        "run",
+        "--serial",
+        "/dev/does-not-exist-smartgoban",
+        "--http",
+        "127.0.0.1:0",
+        "--data-dir",
+        std::env::temp_dir().to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(
+        e.contains("/dev/does-not-exist-smartgoban") && e.contains("does not exist"),
+        "{e}"
+    );
+}
+
+#[test]
+fn bad_config_file_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("smartgoban.toml");
+    std::fs::write(&cfg, "serial = \"/dev/null\"\n[game]\nsize = 21\n").unwrap();
+    let o = smartgoban(&["run", "--config", cfg.to_str().unwrap()]);
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(e.contains("game.size") && e.contains("21"), "{e}");
+}
+
+#[test]
+fn bad_board_script_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("s.txt");
+    std::fs::write(&script, "size 19\nat 0 place B Z42\n").unwrap();
+    let o = smartgoban(&[
+        "demo",
+        "--script",
+        script.to_str().unwrap(),
+        "--exit-when-done",
+    ]);
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(e.contains("line 2") && e.contains("Z42"), "{e}");
+}
+
+#[test]
+fn check_passes_a_legal_record_and_reports_an_illegal_one() {
+    let legal = root().join("assets/games/danghu03.sgf");
+    let o = smartgoban(&["check", legal.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+    let illegal = root().join("tests/fixtures/games/classical-chinese-yywolf1983/兼山堂/jst43.sgf");
+    let o = smartgoban(&["check", illegal.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = String::from_utf8_lossy(&o.stdout);
+    // the suicide at move 162 (G5/R19)
+    assert!(
+        out.lines()
+            .any(|l| l.contains("move 162 B R2") && l.contains("forbidden_point")),
+        "{out}"
+    );
+}
+
+/// `check` over the whole shared corpus (when present): only records that really contain an
+/// illegal move are reported, and each report line names its code, move and point.
+#[test]
+fn check_over_the_corpus_reports_only_real_violations() {
+    let Some(dir) = shared_corpus() else {
+        return;
+    };
+    let mut files = Vec::new();
+    for e in walk(&dir) {
+        files.push(e);
+    }
+    files.sort();
+    let mut args = vec!["check".to_string()];
+    args.extend(files.iter().map(|p| p.to_string_lossy().into_owned()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = smartgoban(&args);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    for line in out.lines() {
+        let codes = [
+            "two_moves_in_a_row",
+            "occupied_point",
+            "forbidden_point",
+            "ko_recapture",
+            "superko_cycle",
+        ];
+        assert!(codes.iter().any(|c| line.contains(c)), "{line}");
+        assert!(line.contains(": move "), "{line}");
+    }
+    assert!(
+        stderr(&o).contains("checked 600 record(s)"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else if p.extension().is_some_and(|x| x.eq_ignore_ascii_case("sgf")) {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn demo_writes_the_record_and_events() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("out.sgf");
+    let ev = dir.path().join("events.jsonl");
+    let o = smartgoban(&[
+        "demo",
+        "--speed",
+        "max",
+        "--noise",
+        "clean",
+        "--http",
+        "127.0.0.1:0",
+        "--record",
+        rec.to_str().unwrap(),
+        "--events",
+        ev.to_str().unwrap(),
+        "--exit-when-done",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("/api/v1/state"), "{stdout}");
+    let sgf = std::fs::read_to_string(&rec).unwrap();
+    assert!(sgf.starts_with("(;FF[4]"), "{sgf}");
+    assert!(sgf.contains("CA[UTF-8]"));
+    let written = smartgoban::rules::GameRecord::from_sgf_str(&sgf).unwrap();
+    let source = crate::support::read_record(&root().join("assets/games/danghu03.sgf"));
+    assert_eq!(written.moves.len(), source.moves.len());
+    assert_eq!(written.info.result, source.info.result);
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&ev)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let moves = lines.iter().filter(|v| v["kind"] == "move").count();
+    assert_eq!(moves, source.moves.len());
+    let seqs: Vec<u64> = lines.iter().map(|v| v["seq"].as_u64().unwrap()).collect();
+    assert!(
+        seqs.windows(2).all(|w| w[1] == w[0] + 1),
+        "seq strictly increasing by one"
+    );
+}

@@ -1,0 +1,8 @@
+//! Integration tests: the product end to end (one test binary, shared helpers in `support`).
+
+mod api;
+mod architecture;
+mod board;
+mod cli;
+mod corpus;
+mod support;

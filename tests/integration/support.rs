@@ -1,0 +1,309 @@
+//! Shared helpers of the integration tests.
+
+use std::path::{Path, PathBuf};
+
+use smartgoban::cli::demo::{self, DemoSummary};
+use smartgoban::cli::{BoardArgs, DemoArgs};
+use smartgoban::rules::{check_record, Color, GameRecord, Point};
+use smartgoban::sim::{NoiseModel, Speed};
+
+/// The project root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The full corpus of real games if this checkout sits beside `shared/`, else `None`.
+pub fn shared_corpus() -> Option<PathBuf> {
+    let dir = root().join("../shared/data/games");
+    dir.join("MANIFEST.tsv").exists().then_some(dir)
+}
+
+/// The games the tests replay: the whole shared corpus when present, else the fixtures that
+/// travel with the project.
+pub fn corpus_files() -> Vec<PathBuf> {
+    let dir = shared_corpus().unwrap_or_else(|| root().join("tests/fixtures/games"));
+    let mut files = Vec::new();
+    collect_sgf(&dir, &mut files);
+    files.sort();
+    files
+}
+
+fn collect_sgf(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            collect_sgf(&p, out);
+        } else if p.extension().is_some_and(|x| x.eq_ignore_ascii_case("sgf")) {
+            out.push(p);
+        }
+    }
+}
+
+/// Demo arguments for a test run: full speed, no output, exit at the end, any free port.
+pub fn demo_args(game: Option<&Path>, noise: NoiseModel, seed: u64) -> DemoArgs {
+    DemoArgs {
+        game: game.map(Path::to_path_buf),
+        board: BoardArgs {
+            script: None,
+            noise,
+            seed,
+            speed: Speed::Max,
+        },
+        http: "127.0.0.1:0".parse().unwrap(),
+        record: None,
+        events: None,
+        data_dir: None,
+        exit_when_done: true,
+        settle_ms: 150,
+        quiet: true,
+    }
+}
+
+/// Runs the demo (virtual board → pty → service) on a record file.
+pub async fn replay(path: &Path, noise: NoiseModel, seed: u64) -> Result<DemoSummary, String> {
+    demo::run(demo_args(Some(path), noise, seed))
+        .await
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The main line as a referee at the board records it (illegal placements become passes).
+pub fn refereed_line(record: &GameRecord) -> Vec<(Color, Option<Point>)> {
+    check_record(record).refereed
+}
+
+/// Compares what the service recorded with the source record; `Err` explains the first
+/// difference.
+pub fn compare(source: &GameRecord, summary: &DemoSummary) -> Result<(), String> {
+    let want = refereed_line(source);
+    let got: Vec<(Color, Option<Point>)> = summary
+        .record
+        .moves
+        .iter()
+        .map(|m| (m.color, m.point))
+        .collect();
+    let size = source.info.size;
+    let show = |m: Option<&(Color, Option<Point>)>| match m {
+        None => "nothing".to_string(),
+        Some((c, p)) => format!(
+            "{} {}",
+            c.sgf_letter(),
+            p.map_or("pass".to_string(), |p| p.to_gtp(size))
+        ),
+    };
+    if let Some(i) = (0..want.len().max(got.len())).find(|&i| want.get(i) != got.get(i)) {
+        let st = &summary.snapshot.state;
+        return Err(format!(
+            "move {}: expected {}, recorded {} ({} recorded of {}; phase {}, guidance {:?})",
+            i + 1,
+            show(want.get(i)),
+            show(got.get(i)),
+            got.len(),
+            want.len(),
+            st.phase.as_str(),
+            st.guidance
+        ));
+    }
+    let mut setup_want = source.setup.clone();
+    let mut setup_got = summary.record.setup.clone();
+    setup_want.sort_by_key(|&(c, p)| (c.sgf_letter(), p.index(size)));
+    setup_got.sort_by_key(|&(c, p)| (c.sgf_letter(), p.index(size)));
+    if setup_want != setup_got {
+        return Err(format!(
+            "setup stones differ: {setup_want:?} vs {setup_got:?}"
+        ));
+    }
+    let (si, gi) = (&source.info, &summary.record.info);
+    let trim = |s: &Option<String>| {
+        s.as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+    };
+    for (what, a, b) in [
+        ("PB", &si.black, &gi.black),
+        ("PW", &si.white, &gi.white),
+        ("RE", &si.result, &gi.result),
+    ] {
+        if trim(a) != trim(b) {
+            return Err(format!("{what} differs: {a:?} vs {b:?}"));
+        }
+    }
+    if si.handicap != gi.handicap {
+        return Err(format!("HA differs: {} vs {}", si.handicap, gi.handicap));
+    }
+    Ok(())
+}
+
+/// Runs `jobs` with at most `parallel` at a time on a multi-threaded runtime; returns every
+/// error message.
+pub fn run_all<F, Fut>(items: Vec<(PathBuf, u64)>, parallel: usize, job: F) -> Vec<String>
+where
+    F: Fn(PathBuf, u64) -> Fut + Send + Sync + 'static + Clone,
+    Fut: std::future::Future<Output = Result<(), String>> + Send + 'static,
+{
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async move {
+        let sem = std::sync::Arc::new(tokio::sync::Semaphore::new(parallel));
+        let mut set = tokio::task::JoinSet::new();
+        for (path, seed) in items {
+            let permit = sem.clone().acquire_owned().await.unwrap();
+            let job = job.clone();
+            set.spawn(async move {
+                let r = job(path, seed).await;
+                drop(permit);
+                r
+            });
+        }
+        let mut errors = Vec::new();
+        while let Some(r) = set.join_next().await {
+            match r {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => errors.push(e),
+                Err(e) => errors.push(format!("task failed: {e}")),
+            }
+        }
+        errors.sort();
+        errors
+    })
+}
+
+/// Reads a record file.
+pub fn read_record(path: &Path) -> GameRecord {
+    GameRecord::from_sgf_bytes(&std::fs::read(path).unwrap()).unwrap()
+}
+
+/// A virtual board and a real service wired together, with the API on 127.0.0.1:0.
+pub struct Rig {
+    /// The service.
+    pub daemon: smartgoban::daemon::Daemon,
+    /// The virtual board.
+    pub device: smartgoban::sim::SimHandle,
+    _dir: tempfile::TempDir,
+}
+
+impl Rig {
+    /// Starts `source` on the virtual board at `speed` and the service on it.
+    pub async fn start(
+        source: smartgoban::sim::Source,
+        noise: NoiseModel,
+        seed: u64,
+        speed: Speed,
+    ) -> Rig {
+        use smartgoban::daemon::{Daemon, DaemonConfig};
+        use smartgoban::sim::{self, DeviceConfig};
+        let setup = source.setup();
+        let params = noise.params();
+        let dir = tempfile::tempdir().unwrap();
+        let link = dir.path().join("board");
+        let device = sim::spawn(
+            source.timeline(&params, seed),
+            DeviceConfig {
+                board_size: setup.size(),
+                speed,
+                seed,
+                noise: params,
+                tail_ms: 1_000,
+                link: Some(link.clone()),
+                device_id: 1,
+            },
+        )
+        .unwrap();
+        let daemon = Daemon::start(DaemonConfig {
+            serial: link,
+            http: Some("127.0.0.1:0".parse().unwrap()),
+            session: Default::default(),
+            link: Default::default(),
+            setup,
+            events_out: None,
+            data_dir: None,
+        })
+        .await
+        .unwrap();
+        Rig {
+            daemon,
+            device,
+            _dir: dir,
+        }
+    }
+
+    /// Base URL of the API.
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.daemon.http_addr().unwrap())
+    }
+
+    /// Waits until the board has played everything out and the service has taken it in.
+    pub async fn wait_done(&self) {
+        let report = loop {
+            if let Some(r) = self.device.try_done() {
+                break r;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while self
+            .daemon
+            .shared()
+            .last_scan_counter()
+            .is_none_or(|c| c < report.last_scan_counter)
+        {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "service did not catch up"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+    }
+
+    /// Every event so far, as JSON.
+    pub fn events(&self) -> Vec<serde_json::Value> {
+        self.daemon
+            .shared()
+            .log
+            .since(0)
+            .iter()
+            .map(|e| serde_json::to_value(&**e).unwrap())
+            .collect()
+    }
+
+    /// Stops both; returns the final snapshot.
+    pub async fn stop(self) -> std::sync::Arc<smartgoban::daemon::Snapshot> {
+        let snapshot = self.daemon.shutdown().await.unwrap();
+        self.device.stop().unwrap();
+        snapshot
+    }
+}
+
+/// Plays a board script on the virtual board (at full speed) into a real service; returns
+/// every event (as JSON values) and the final snapshot.
+pub async fn play_script(
+    script: &str,
+    noise: NoiseModel,
+    seed: u64,
+) -> (
+    Vec<serde_json::Value>,
+    std::sync::Arc<smartgoban::daemon::Snapshot>,
+) {
+    let script = smartgoban::sim::Script::parse(script).expect("script parses");
+    let rig = Rig::start(
+        smartgoban::sim::Source::Script(script),
+        noise,
+        seed,
+        Speed::Max,
+    )
+    .await;
+    rig.wait_done().await;
+    let events = rig.events();
+    (events, rig.stop().await)
+}
+
+/// The events of one kind.
+pub fn of_kind<'a>(events: &'a [serde_json::Value], kind: &str) -> Vec<&'a serde_json::Value> {
+    events.iter().filter(|e| e["kind"] == kind).collect()
+}
