@@ -119,11 +119,14 @@ pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
         println!("  record:      http://{addr}/api/v1/game.sgf");
         println!("  event feed:  http://{addr}/api/v1/events");
     }
-    let printer = (!quiet).then(|| tokio::spawn(print_progress(daemon.shared().clone())));
+    let (stop_printer, printer_stop) = tokio::sync::oneshot::channel::<()>();
+    let printer =
+        (!quiet).then(|| tokio::spawn(print_progress(daemon.shared().clone(), printer_stop)));
 
     // Wait for the board to play the timeline out and the service to take in its last scan.
     let mut report: Option<SimReport> = None;
     let mut last_progress = (None, Instant::now());
+    let mut interrupted = std::pin::pin!(tokio::signal::ctrl_c());
     let sim_report = loop {
         if report.is_none() {
             report = device.try_done();
@@ -142,16 +145,35 @@ pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
                 sent: device.scan_counter(),
             });
         }
-        tokio::time::sleep(Duration::from_millis(5)).await;
+        tokio::select! {
+            _ = tokio::time::sleep(Duration::from_millis(5)) => {}
+            _ = &mut interrupted => {
+                // Stopped early: keep what was recorded.
+                if !quiet {
+                    println!("interrupted: stopping");
+                }
+                break SimReport {
+                    last_scan_counter: seen.unwrap_or(0),
+                    scans: 0,
+                    board_ms: 0,
+                };
+            }
+        }
     };
+    let finished = report.is_some_and(|r| r == sim_report);
     let wall = started.elapsed();
     // The organiser enters the recorded result, as a referee would at the end of the game.
-    if let Source::Record(r) = &source {
+    if let (true, Source::Record(r)) = (finished, &source) {
         if let Some(re) = r.info.result.as_deref().filter(|re| !re.trim().is_empty()) {
             daemon.command(Command::SetResult(re.to_string())).await?;
         }
     }
     let snapshot = daemon.shared().snapshot();
+    // Everything recorded so far is printed before the summary.
+    let _ = stop_printer.send(());
+    if let Some(p) = printer {
+        let _ = p.await;
+    }
     if let Some(path) = &args.record {
         crate::files::write_atomic(path, snapshot.sgf.as_bytes()).map_err(|source| {
             DemoError::Write {
@@ -162,7 +184,8 @@ pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
     }
     if !quiet {
         println!(
-            "game over: {} moves recorded, phase {}, {} scans in {:.1} s{}",
+            "{}: {} moves recorded, phase {}, {} scans in {:.1} s{}",
+            if finished { "game over" } else { "stopped" },
             snapshot.state.move_number,
             snapshot.state.phase.as_str(),
             snapshot.session.scans,
@@ -173,7 +196,7 @@ pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
                 .unwrap_or_default()
         );
     }
-    if !args.exit_when_done {
+    if finished && !args.exit_when_done {
         if !quiet {
             println!("still serving; Ctrl-C to stop");
         }
@@ -181,9 +204,6 @@ pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
     }
     let events = daemon.shared().log.len();
     let snapshot = daemon.shutdown().await?;
-    if let Some(p) = printer {
-        p.abort();
-    }
     device.stop().map_err(DemoError::Sim)?;
     let record = GameRecord::from_sgf_str(&snapshot.sgf).unwrap_or_default();
     Ok(DemoSummary {
@@ -195,28 +215,36 @@ pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
     })
 }
 
-/// Prints moves, violations and phase changes as they happen.
-async fn print_progress(shared: Arc<crate::daemon::Shared>) {
+/// Prints moves, violations and phase changes as they happen; when `stop` fires, prints
+/// what is left in the log and returns.
+async fn print_progress(
+    shared: Arc<crate::daemon::Shared>,
+    mut stop: tokio::sync::oneshot::Receiver<()>,
+) {
     let mut rx = shared.log.subscribe();
     let mut last = 0u64;
-    for ev in shared.log.since(0) {
-        last = ev.seq;
-        print_event(&ev);
-    }
+    let catch_up = |last: &mut u64| {
+        for ev in shared.log.since(*last) {
+            *last = ev.seq;
+            print_event(&ev);
+        }
+    };
+    catch_up(&mut last);
     loop {
-        match rx.recv().await {
-            Ok(ev) if ev.seq > last => {
-                last = ev.seq;
-                print_event(&ev);
-            }
-            Ok(_) => {}
-            Err(RecvError::Lagged(_)) => {
-                for ev in shared.log.since(last) {
+        tokio::select! {
+            msg = rx.recv() => match msg {
+                Ok(ev) if ev.seq > last => {
                     last = ev.seq;
                     print_event(&ev);
                 }
+                Ok(_) => {}
+                Err(RecvError::Lagged(_)) => catch_up(&mut last),
+                Err(RecvError::Closed) => return,
+            },
+            _ = &mut stop => {
+                catch_up(&mut last);
+                return;
             }
-            Err(RecvError::Closed) => return,
         }
     }
 }

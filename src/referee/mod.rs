@@ -20,11 +20,12 @@ pub mod violation;
 use std::collections::VecDeque;
 
 use crate::event::{EventKind, Evidence, Phase, PointColor};
+pub use crate::rules::ViolationCode;
 use crate::rules::{Color, Game, GameRecord, Illegal, Point, RecordedMove};
 use crate::sensing::StoneGrid;
 pub use inference::{explain, BoardDiff, CaptureTally, Explanation, Pending};
 pub use setup::GameSetup;
-pub use violation::{Penalty, ViolationCode};
+pub use violation::Penalty;
 
 /// A violation as the referee keeps it.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -23,56 +23,7 @@ use super::color::Color;
 use super::game::{Game, Illegal};
 use super::point::Point;
 use super::sgf::GameRecord;
-use serde::{Deserialize, Serialize};
-use std::fmt;
-
-/// The kind of a violation found in a record; [`ViolationCode::as_str`] gives the code used in
-/// events (DESIGN.md, "Violation codes").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ViolationCode {
-    /// A side moved twice while the opponent did not pass (R17.2).
-    TwoMovesInARow,
-    /// A stone "played" on an occupied point; counted as a pass (C5/O13).
-    OccupiedPoint,
-    /// Suicide, a forbidden point (G5, R19); counted as a pass.
-    ForbiddenPoint,
-    /// Immediate recapture of a single ko (R18.3, R20.1); counted as a pass.
-    KoRecapture,
-    /// A whole-board position repeated (R20.2, R20.3); the referee rules.
-    SuperkoCycle,
-}
-
-impl ViolationCode {
-    /// The event code: `two_moves_in_a_row`, `occupied_point`, `forbidden_point`,
-    /// `ko_recapture` or `superko_cycle`.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            ViolationCode::TwoMovesInARow => "two_moves_in_a_row",
-            ViolationCode::OccupiedPoint => "occupied_point",
-            ViolationCode::ForbiddenPoint => "forbidden_point",
-            ViolationCode::KoRecapture => "ko_recapture",
-            ViolationCode::SuperkoCycle => "superko_cycle",
-        }
-    }
-
-    /// The clauses of RULES.md behind this code.
-    pub const fn clause(self) -> &'static str {
-        match self {
-            ViolationCode::TwoMovesInARow => "R17.2",
-            ViolationCode::OccupiedPoint => "C5/O13",
-            ViolationCode::ForbiddenPoint => "G5/R19",
-            ViolationCode::KoRecapture => "R18.3/R20.1",
-            ViolationCode::SuperkoCycle => "R20.2/R20.3",
-        }
-    }
-}
-
-impl fmt::Display for ViolationCode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+use super::violation::ViolationCode;
 
 /// One violation found in a record.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -38,11 +38,13 @@ mod color;
 mod game;
 mod point;
 pub mod sgf;
+mod violation;
 mod zobrist;
 
 pub use board::{Board, BoardError, BoardParseError, SizeError};
-pub use check::{check_record, CheckReport, RecordViolation, ViolationCode};
+pub use check::{check_record, CheckReport, RecordViolation};
 pub use color::Color;
 pub use game::{Game, Illegal, MoveOutcome, Preview, SetupError};
 pub use point::{CoordError, Point, MAX_BOARD_SIZE, MIN_BOARD_SIZE};
 pub use sgf::{GameInfo, GameRecord, RecordedMove, SgfError};
+pub use violation::ViolationCode;

@@ -33,6 +33,15 @@ pub enum Speed {
     Factor(f64),
 }
 
+impl std::fmt::Display for Speed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Speed::Max => f.write_str("max"),
+            Speed::Factor(x) => write!(f, "{x}x real time"),
+        }
+    }
+}
+
 impl std::str::FromStr for Speed {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {

@@ -19,6 +19,16 @@ pub enum NoiseModel {
     Harsh,
 }
 
+impl std::fmt::Display for NoiseModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            NoiseModel::Clean => "clean",
+            NoiseModel::Realistic => "realistic",
+            NoiseModel::Harsh => "harsh",
+        })
+    }
+}
+
 impl std::str::FromStr for NoiseModel {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {

@@ -153,7 +153,7 @@ fn forbidden_point_is_flagged_counts_as_a_pass_and_must_be_lifted() {
     let v = of_kind(&events, "violation");
     assert_eq!(v.len(), 1, "{events:?}");
     assert_eq!(v[0]["code"], "forbidden_point");
-    assert_eq!(v[0]["clause"], "R19");
+    assert_eq!(v[0]["clause"], "G5/R19");
     assert_eq!(v[0]["color"], "white");
     assert_eq!(v[0]["points"], json!(["A1"]));
     assert_eq!(v[0]["penalty"], "move_invalid");
@@ -187,7 +187,7 @@ fn ko_retake_is_flagged_and_undone() {
     let v = of_kind(&events, "violation");
     assert_eq!(v.len(), 1, "{events:?}");
     assert_eq!(v[0]["code"], "ko_recapture");
-    assert_eq!(v[0]["clause"], "R18.3");
+    assert_eq!(v[0]["clause"], "R18.3/R20.1");
     assert_eq!(v[0]["points"], json!(["E5"]));
     // The board must be put back: black F5 restored, white E5 lifted.
     assert!(of_kind(&events, "phase")

@@ -18,10 +18,13 @@
 //! * `HA[1]` (Fox: no komi, Black first) and values such as `HA[7.5]` do not fail the file:
 //!   see [`GameInfo::handicap`];
 //! * values are trimmed (`RE[\n172\n白胜\n]` is `172\n白胜`) and CR LF becomes LF;
-//! * text before the first `(` is ignored, a missing `;` after the first `(` is supplied
-//!   (the Nihon Ki-in files), and text between properties that is not SGF (`#N/A` between two
-//!   nodes of `jst44.sgf`) is dropped, as SGFC does, instead of being read as the start of the
-//!   next property's identifier — which would swallow the following `;` and move;
+//! * text before the first `(` is ignored; outside values, text that is not SGF (`#N/A` between
+//!   two nodes of `jst44.sgf`) and empty game trees `()` are dropped, and a `;` missing where a
+//!   node must start (right after `(`, as in the Nihon Ki-in files, or before properties after
+//!   a `)`) is supplied — the repairs SGFC makes. Without the first, `sgf-parse` reads the junk
+//!   as the start of the next property identifier and swallows the `;` and the move after it;
+//!   the others keep `sgf-parse` from failing after it has built a tree (it would then drop the
+//!   tree recursively, one stack frame per node). A long game never recurses here;
 //! * setup (`AB`/`AW`/`AE`/`PL`) in main-line nodes before the first move is merged into the
 //!   setup (the YuanYu app writes handicap stones in node 1); setup after the first move, and a
 //!   node with two moves, are errors ([`SgfError::SetupAfterMoves`],
