@@ -14,7 +14,7 @@ use crate::link::LinkConfig;
 use crate::rules::GameRecord;
 use crate::sensing::StabiliserConfig;
 use crate::session::{Command, SessionConfig};
-use crate::sim::{self, DeviceConfig, SimReport, Source};
+use crate::sim::{self, SimReport, Source};
 
 /// Errors of `demo`.
 #[derive(Debug, thiserror::Error)]
@@ -66,26 +66,13 @@ pub struct DemoSummary {
 pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
     let (source, description) = source::load(args.game.as_deref(), args.board.script.as_deref())?;
     let setup = source.setup();
-    let noise = args.board.noise.params();
-    let timeline = source.timeline(&noise, args.board.seed);
     let workdir = tempfile::Builder::new()
         .prefix("smartgoban-demo-")
         .tempdir()
         .map_err(DemoError::Sim)?;
     let link = workdir.path().join("board");
-    let device = sim::spawn(
-        timeline,
-        DeviceConfig {
-            board_size: setup.size(),
-            speed: args.board.speed,
-            seed: args.board.seed,
-            noise,
-            tail_ms: 1_000,
-            link: Some(link.clone()),
-            device_id: 0x5167_0001,
-        },
-    )
-    .map_err(DemoError::Sim)?;
+    let device = sim::start(&source, args.board.playing(), link.clone(), 0x5167_0001)
+        .map_err(DemoError::Sim)?;
     let started = Instant::now();
     let daemon = Daemon::start(DaemonConfig {
         serial: link.clone(),

@@ -58,6 +58,17 @@ pub struct BoardArgs {
     pub speed: Speed,
 }
 
+impl BoardArgs {
+    /// The noise, seed and speed as the virtual board takes them.
+    pub fn playing(&self) -> crate::sim::Playing {
+        crate::sim::Playing {
+            noise: self.noise,
+            seed: self.seed,
+            speed: self.speed,
+        }
+    }
+}
+
 /// `smartgoban demo`.
 #[derive(Debug, Clone, Args)]
 pub struct DemoArgs {

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use super::source::{self, SourceError};
 use super::SimArgs;
-use crate::sim::{self, DeviceConfig};
+use crate::sim;
 
 /// Errors of `sim`.
 #[derive(Debug, thiserror::Error)]
@@ -25,20 +25,11 @@ pub enum SimError {
 /// Runs the virtual board until the game is played out (with `--exit-when-done`) or Ctrl-C.
 pub async fn run(args: SimArgs) -> Result<(), SimError> {
     let (source, description) = source::load(args.game.as_deref(), args.board.script.as_deref())?;
-    let setup = source.setup();
-    let noise = args.board.noise.params();
-    let timeline = source.timeline(&noise, args.board.seed);
-    let device = sim::spawn(
-        timeline,
-        DeviceConfig {
-            board_size: setup.size(),
-            speed: args.board.speed,
-            seed: args.board.seed,
-            noise,
-            tail_ms: 1_000,
-            link: Some(args.link.clone()),
-            device_id: 0x5167_0002,
-        },
+    let device = sim::start(
+        &source,
+        args.board.playing(),
+        args.link.clone(),
+        0x5167_0002,
     )
     .map_err(|source| SimError::Device {
         path: args.link.clone(),

@@ -142,30 +142,21 @@ fn explain_one_stone(
                 None => unexplained(),
             }
         }
-        Err(illegal @ Illegal::Ko(_)) => {
-            // The retake as the board alone would play it (captures included).
+        Err(illegal @ (Illegal::Ko(_) | Illegal::Suicide(_))) => {
+            // What the board shows after the forbidden stone: a ko retake with its capture
+            // (which may still lie on the board), a suicide stone simply lying there.
             let mut after = board.clone();
-            match after.play(color, point) {
-                Ok(captured) => {
-                    let fresh: Vec<Pending> =
-                        captured.iter().map(|&p| (p, color.opposite())).collect();
-                    match tally(&after, pending, &fresh, grid) {
-                        Some(_) => Explanation::Illegal {
-                            color,
-                            point,
-                            illegal,
-                        },
-                        None => unexplained(),
-                    }
+            let fresh: Vec<Pending> = match illegal {
+                Illegal::Ko(_) => match after.play(color, point) {
+                    Ok(captured) => captured.iter().map(|&p| (p, color.opposite())).collect(),
+                    Err(_) => return unexplained(),
+                },
+                _ => {
+                    after.put(point, Some(color));
+                    Vec::new()
                 }
-                Err(_) => unexplained(),
-            }
-        }
-        Err(illegal @ Illegal::Suicide(_)) => {
-            // The stone lies where it was put; nothing else changed.
-            let mut after = board.clone();
-            after.put(point, Some(color));
-            match tally(&after, pending, &[], grid) {
+            };
+            match tally(&after, pending, &fresh, grid) {
                 Some(_) => Explanation::Illegal {
                     color,
                     point,
@@ -211,4 +202,168 @@ fn tally(
         still_pending: still,
         lifted,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(s: &str) -> Point {
+        Point::from_gtp(s, 9).unwrap()
+    }
+
+    /// A game on 9×9 after the given alternating moves from Black.
+    fn game(moves: &[&str]) -> Game {
+        let mut g = Game::new(9).unwrap();
+        let mut c = Color::Black;
+        for m in moves {
+            g.play(c, Some(p(m))).unwrap();
+            c = c.opposite();
+        }
+        g
+    }
+
+    fn grid(g: &Game, edits: &[(&str, Option<Color>)]) -> StoneGrid {
+        let mut grid = StoneGrid::from_board(g.board());
+        for &(pt, c) in edits {
+            grid.set(p(pt), c);
+        }
+        grid
+    }
+
+    const B: Option<Color> = Some(Color::Black);
+    const W: Option<Color> = Some(Color::White);
+
+    #[test]
+    fn the_record_position_is_unchanged() {
+        let g = game(&["E5", "C3"]);
+        assert_eq!(
+            explain(&g, &[], &grid(&g, &[])),
+            Explanation::Unchanged(CaptureTally::default())
+        );
+    }
+
+    #[test]
+    fn one_new_stone_is_a_move_even_out_of_turn() {
+        let g = game(&["E5"]);
+        match explain(&g, &[], &grid(&g, &[("G7", W)])) {
+            Explanation::Move { color, point, .. } => {
+                assert_eq!((color, point), (Color::White, p("G7")))
+            }
+            other => panic!("{other:?}"),
+        }
+        // Black again: explained as a black move; the referee flags R17.2.
+        match explain(&g, &[], &grid(&g, &[("G7", B)])) {
+            Explanation::Move { color, .. } => assert_eq!(color, Color::Black),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_capture_may_be_lifted_now_or_later() {
+        // W C3 in atari (B B3, C4, D3); Black C2 captures.
+        let g = game(&["B3", "C3", "C4", "G7", "D3", "G6"]);
+        let lifted = grid(&g, &[("C2", B), ("C3", None)]);
+        match explain(&g, &[], &lifted) {
+            Explanation::Move {
+                point,
+                captured,
+                tally,
+                ..
+            } => {
+                assert_eq!(point, p("C2"));
+                assert_eq!(captured, vec![p("C3")]);
+                assert!(tally.still_pending.is_empty());
+            }
+            other => panic!("{other:?}"),
+        }
+        let pending = grid(&g, &[("C2", B)]);
+        match explain(&g, &[], &pending) {
+            Explanation::Move { tally, .. } => {
+                assert_eq!(tally.still_pending, vec![(p("C3"), Color::White)]);
+            }
+            other => panic!("{other:?}"),
+        }
+        // After the move, with C3 still pending: the board unchanged, then C3 lifted.
+        let mut after = g.clone();
+        after.play(Color::Black, Some(p("C2"))).unwrap();
+        let still = [(p("C3"), Color::White)];
+        assert_eq!(
+            explain(&after, &still, &pending),
+            Explanation::Unchanged(CaptureTally {
+                still_pending: still.to_vec(),
+                lifted: vec![]
+            })
+        );
+        assert_eq!(
+            explain(&after, &still, &lifted),
+            Explanation::Unchanged(CaptureTally {
+                still_pending: vec![],
+                lifted: vec![p("C3")]
+            })
+        );
+    }
+
+    #[test]
+    fn stones_that_vanish_or_appear_in_pairs_are_a_desync_with_the_exact_difference() {
+        let g = game(&["E5", "C3"]);
+        let missing = grid(&g, &[("E5", None)]);
+        assert_eq!(
+            explain(&g, &[], &missing),
+            Explanation::Unexplained(BoardDiff {
+                restore: vec![(p("E5"), Color::Black)],
+                remove: vec![]
+            })
+        );
+        let two = grid(&g, &[("A1", B), ("J9", W)]);
+        match explain(&g, &[], &two) {
+            Explanation::Unexplained(d) => {
+                assert_eq!(d.remove, vec![p("J9"), p("A1")]);
+                assert!(d.restore.is_empty());
+            }
+            other => panic!("{other:?}"),
+        }
+        // a stone that changed colour: put the right one back
+        let swapped = grid(&g, &[("C3", B)]);
+        assert_eq!(
+            explain(&g, &[], &swapped),
+            Explanation::Unexplained(BoardDiff {
+                restore: vec![(p("C3"), Color::White)],
+                remove: vec![]
+            })
+        );
+    }
+
+    #[test]
+    fn a_move_that_also_lifts_a_stone_with_liberties_is_not_a_move() {
+        let g = game(&["E5", "C3"]);
+        let b = grid(&g, &[("G7", B), ("C3", None)]);
+        assert!(matches!(explain(&g, &[], &b), Explanation::Unexplained(_)));
+    }
+
+    #[test]
+    fn ko_retake_and_suicide_are_recognised_as_illegal() {
+        // Black captures the ko at F5 (W E5 surrounded by D5, E6, E4).
+        let g0 = game(&["D5", "G5", "E6", "F6", "E4", "F4", "A9", "E5", "F5"]);
+        // White retakes at E5 at once, lifting F5.
+        let retake = grid(&g0, &[("E5", W), ("F5", None)]);
+        assert_eq!(
+            explain(&g0, &[], &retake),
+            Explanation::Illegal {
+                color: Color::White,
+                point: p("E5"),
+                illegal: Illegal::Ko(p("E5"))
+            }
+        );
+        // Suicide: W A1 into Black's A2/B1 corner.
+        let g1 = game(&["A2", "E5", "B1"]);
+        assert_eq!(
+            explain(&g1, &[], &grid(&g1, &[("A1", W)])),
+            Explanation::Illegal {
+                color: Color::White,
+                point: p("A1"),
+                illegal: Illegal::Suicide(p("A1"))
+            }
+        );
+    }
 }

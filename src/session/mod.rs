@@ -206,15 +206,19 @@ impl Session {
                 self.stabiliser = Some(Stabiliser::new(info.board_size, self.config.stabiliser));
             }
         }
+        // A repeated handshake restarts the board's counters but is no news to the world.
+        let news = self.link != Some(info);
         self.link = Some(info);
         self.last_board_ms = None;
         self.buttons = ButtonCounters::default();
         self.deferred.clear();
         self.stats.last_scan_counter = None;
-        self.emit(EventKind::Link {
-            state: LinkState::Connected,
-            detail,
-        });
+        if news {
+            self.emit(EventKind::Link {
+                state: LinkState::Connected,
+                detail,
+            });
+        }
     }
 
     fn link_down(&mut self, reason: String) {
@@ -316,5 +320,189 @@ impl Session {
             Command::SetResult(re) => self.referee.set_result(&re),
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Point;
+    use smartgoban_protocol::{BoardSize, PackedCells};
+
+    const NINE: LinkInfo = LinkInfo {
+        board_size: 9,
+        firmware_version: 1,
+        device_id: 1,
+        scan_rate_hz: 50,
+    };
+
+    fn session() -> Session {
+        Session::new(SessionConfig::default(), &GameSetup::even(9)).unwrap()
+    }
+
+    fn cells(stones: &[(&str, Cell)]) -> PackedCells {
+        let mut c = PackedCells::new(BoardSize::NINE);
+        for &(pt, cell) in stones {
+            c.set(Point::from_gtp(pt, 9).unwrap().index(9), cell);
+        }
+        c
+    }
+
+    struct Feeder {
+        counter: u32,
+        board_ms: u32,
+        buttons: ButtonCounters,
+    }
+
+    impl Feeder {
+        fn new(board_ms: u32) -> Self {
+            Feeder {
+                counter: 0,
+                board_ms,
+                buttons: ButtonCounters::ZERO,
+            }
+        }
+        /// `n` scans of `cells`, 20 ms apart; returns the event kinds emitted.
+        fn scans(&mut self, s: &mut Session, cells: &PackedCells, n: u32) -> Vec<EventKind> {
+            let mut out = Vec::new();
+            for _ in 0..n {
+                let scan = Scan {
+                    scan_counter: self.counter,
+                    board_ms: self.board_ms,
+                    buttons: self.buttons,
+                    cells: *cells,
+                };
+                self.counter += 1;
+                self.board_ms = self.board_ms.wrapping_add(20);
+                s.handle_input(Input::Scan(scan), 0).unwrap();
+                out.extend(std::iter::from_fn(|| s.poll_output()).map(|e| e.kind));
+            }
+            out
+        }
+    }
+
+    fn moves(events: &[EventKind]) -> Vec<String> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                EventKind::Move { color, point, .. } => {
+                    Some(format!("{}{point}", color.sgf_letter()))
+                }
+                EventKind::Pass { color, .. } => Some(format!("{}pass", color.sgf_letter())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_move_is_recorded_once_the_board_has_settled_for_150_ms() {
+        let mut s = session();
+        while s.poll_output().is_some() {}
+        s.handle_input(Input::LinkUp(NINE), 0).unwrap();
+        let mut f = Feeder::new(1000);
+        let empty = cells(&[]);
+        let stone = cells(&[("E5", Cell::Black)]);
+        f.scans(&mut s, &empty, 10);
+        // 7 scans = 120 ms after the change: not yet
+        assert!(moves(&f.scans(&mut s, &stone, 8)).is_empty());
+        // the 9th scan is 160 ms after the change
+        assert_eq!(moves(&f.scans(&mut s, &stone, 1)), ["BE5"]);
+        assert!(moves(&f.scans(&mut s, &stone, 50)).is_empty());
+        assert_eq!(s.state().move_number, 1);
+    }
+
+    #[test]
+    fn a_pass_pressed_while_the_board_is_unsettled_waits_for_the_stone_before_it() {
+        let mut s = session();
+        s.handle_input(Input::LinkUp(NINE), 0).unwrap();
+        let mut f = Feeder::new(0);
+        f.scans(&mut s, &cells(&[]), 10);
+        // Black puts a stone down and White presses pass at once, before anything settled.
+        let stone = cells(&[("E5", Cell::Black)]);
+        f.buttons
+            .record_press(smartgoban_protocol::Button::Pass, Side::White);
+        let events = f.scans(&mut s, &stone, 20);
+        assert_eq!(moves(&events), ["BE5", "Wpass"]);
+    }
+
+    #[test]
+    fn the_board_clock_may_wrap_around() {
+        let mut s = session();
+        s.handle_input(Input::LinkUp(NINE), 0).unwrap();
+        let mut f = Feeder::new(u32::MAX - 100);
+        f.scans(&mut s, &cells(&[]), 10);
+        let events = f.scans(&mut s, &cells(&[("C3", Cell::Black)]), 10);
+        assert_eq!(moves(&events), ["BC3"]);
+    }
+
+    #[test]
+    fn scans_without_a_handshake_or_of_another_size_are_ignored() {
+        let mut s = session();
+        while s.poll_output().is_some() {}
+        let mut f = Feeder::new(0);
+        assert!(f
+            .scans(&mut s, &cells(&[("C3", Cell::Black)]), 20)
+            .is_empty());
+        s.handle_input(
+            Input::LinkUp(LinkInfo {
+                board_size: 19,
+                ..NINE
+            }),
+            0,
+        )
+        .unwrap();
+        let mut big = PackedCells::new(BoardSize::NINETEEN);
+        big.set(0, Cell::Black);
+        let scan = Scan {
+            scan_counter: 0,
+            board_ms: 0,
+            buttons: ButtonCounters::ZERO,
+            cells: big,
+        };
+        for _ in 0..20 {
+            s.handle_input(Input::Scan(scan), 0).unwrap();
+        }
+        assert_eq!(s.stats().size_mismatch_scans, 20);
+        assert_eq!(s.state().move_number, 0);
+    }
+
+    #[test]
+    fn a_repeated_handshake_is_not_a_new_link_event() {
+        let mut s = session();
+        while s.poll_output().is_some() {}
+        s.handle_input(Input::LinkUp(NINE), 0).unwrap();
+        s.handle_input(Input::LinkUp(NINE), 1).unwrap();
+        let links = std::iter::from_fn(|| s.poll_output())
+            .filter(|e| matches!(e.kind, EventKind::Link { .. }))
+            .count();
+        assert_eq!(links, 1);
+        s.handle_input(Input::LinkDown { reason: "x".into() }, 2)
+            .unwrap();
+        s.handle_input(Input::LinkUp(NINE), 3).unwrap();
+        let links = std::iter::from_fn(|| s.poll_output())
+            .filter(|e| matches!(e.kind, EventKind::Link { .. }))
+            .count();
+        assert_eq!(links, 2);
+    }
+
+    #[test]
+    fn events_are_numbered_from_one_without_gaps() {
+        let mut s = session();
+        let mut seqs: Vec<u64> = std::iter::from_fn(|| s.poll_output())
+            .map(|e| e.seq)
+            .collect();
+        s.handle_input(Input::LinkUp(NINE), 5).unwrap();
+        let mut f = Feeder::new(0);
+        let mut kinds = f.scans(&mut s, &cells(&[]), 10);
+        kinds.extend(f.scans(&mut s, &cells(&[("E5", Cell::Black)]), 10));
+        s.handle_input(Input::Command(Command::Resign(Color::White)), 9)
+            .unwrap();
+        seqs.extend(std::iter::from_fn(|| s.poll_output()).map(|e| e.seq));
+        // game, phase setup | link, phase play, move (drained by the feeder) | result, phase
+        // finished
+        let total = seqs.len() + kinds.len();
+        assert_eq!(total, 7, "{kinds:?}");
+        assert_eq!(seqs[..2], [1, 2]);
+        assert_eq!(*seqs.last().unwrap(), total as u64);
     }
 }

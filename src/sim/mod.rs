@@ -25,6 +25,8 @@ pub use noise::{NoiseModel, NoiseParams};
 pub use replay::{Replay, Tick};
 pub use script::{Script, ScriptError};
 
+use std::path::PathBuf;
+
 use crate::referee::GameSetup;
 use crate::rules::GameRecord;
 
@@ -58,4 +60,41 @@ impl Source {
             Source::Script(s) => s.actions.clone(),
         }
     }
+}
+
+/// How the virtual board plays a source (the `--noise`, `--seed` and `--speed` flags).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Playing {
+    /// Noise model.
+    pub noise: NoiseModel,
+    /// Seed of every random choice.
+    pub seed: u64,
+    /// Clock speed.
+    pub speed: Speed,
+}
+
+/// Board time after the last action before a timeline counts as played out, ms: enough for
+/// the last move to settle.
+pub const TAIL_MS: u64 = 1_000;
+
+/// Starts the virtual board playing `source`, exposed at `link` (a symlink to its pty).
+pub fn start(
+    source: &Source,
+    playing: Playing,
+    link: PathBuf,
+    device_id: u32,
+) -> std::io::Result<SimHandle> {
+    let noise = playing.noise.params();
+    spawn(
+        source.timeline(&noise, playing.seed),
+        DeviceConfig {
+            board_size: source.setup().size(),
+            speed: playing.speed,
+            seed: playing.seed,
+            noise,
+            tail_ms: TAIL_MS,
+            link: Some(link),
+            device_id,
+        },
+    )
 }

@@ -7,7 +7,7 @@ use smartgoban::rules::GameRecord;
 use smartgoban::session::Command;
 use smartgoban::sim::{NoiseModel, Source, Speed};
 
-use crate::support::{root, Rig};
+use crate::support::{root, rt, Rig};
 
 /// One parsed SSE message.
 #[derive(Debug, Clone, PartialEq)]
@@ -60,14 +60,6 @@ async fn read_sse_until(resp: reqwest::Response, done: impl Fn(&[Msg]) -> bool) 
 
 fn builtin() -> GameRecord {
     GameRecord::from_sgf_bytes(&std::fs::read(root().join("assets/games/danghu03.sgf")).unwrap())
-        .unwrap()
-}
-
-fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
         .unwrap()
 }
 

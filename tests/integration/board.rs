@@ -4,15 +4,7 @@
 use serde_json::json;
 use smartgoban::sim::NoiseModel;
 
-use crate::support::{of_kind, play_script};
-
-fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-}
+use crate::support::{of_kind, play_script, rt};
 
 #[test]
 fn moves_passes_and_resignation() {

@@ -197,24 +197,11 @@ impl Rig {
         speed: Speed,
     ) -> Rig {
         use smartgoban::daemon::{Daemon, DaemonConfig};
-        use smartgoban::sim::{self, DeviceConfig};
         let setup = source.setup();
-        let params = noise.params();
         let dir = tempfile::tempdir().unwrap();
         let link = dir.path().join("board");
-        let device = sim::spawn(
-            source.timeline(&params, seed),
-            DeviceConfig {
-                board_size: setup.size(),
-                speed,
-                seed,
-                noise: params,
-                tail_ms: 1_000,
-                link: Some(link.clone()),
-                device_id: 1,
-            },
-        )
-        .unwrap();
+        let playing = smartgoban::sim::Playing { noise, seed, speed };
+        let device = smartgoban::sim::start(&source, playing, link.clone(), 1).unwrap();
         let daemon = Daemon::start(DaemonConfig {
             serial: link,
             http: Some("127.0.0.1:0".parse().unwrap()),
@@ -306,4 +293,13 @@ pub async fn play_script(
 /// The events of one kind.
 pub fn of_kind<'a>(events: &'a [serde_json::Value], kind: &str) -> Vec<&'a serde_json::Value> {
     events.iter().filter(|e| e["kind"] == kind).collect()
+}
+
+/// A two-thread runtime for tests that drive the async service.
+pub fn rt() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
 }
