@@ -44,7 +44,7 @@ pub enum Commands {
 /// How the virtual board plays (shared by `demo` and `sim`).
 #[derive(Debug, Clone, Args)]
 pub struct BoardArgs {
-    /// A board script to play instead of a game record (DESIGN.md "Board scripts").
+    /// A board script to play instead of a game record (format: README.md, "Board scripts").
     #[arg(long, value_name = "FILE", conflicts_with = "game")]
     pub script: Option<PathBuf>,
     /// Noise model of the virtual board: clean, realistic or harsh.

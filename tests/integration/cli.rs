@@ -3,7 +3,7 @@
 
 use std::process::{Command, Output};
 
-use crate::support::{root, shared_corpus};
+use crate::support::{corpus_files, root};
 
 fn smartgoban(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_smartgoban"))
@@ -119,53 +119,46 @@ fn check_passes_a_legal_record_and_reports_an_illegal_one() {
     );
 }
 
-/// `check` over the whole shared corpus (when present): only records that really contain an
-/// illegal move are reported, and each report line names its code, move and point.
+/// `check` over the whole corpus (the shared one, else the fixtures): only records that
+/// really contain an illegal move are reported, and each report line names its code, move and
+/// point.
 #[test]
 fn check_over_the_corpus_reports_only_real_violations() {
-    let Some(dir) = shared_corpus() else {
-        return;
-    };
-    let mut files = Vec::new();
-    for e in walk(&dir) {
-        files.push(e);
-    }
-    files.sort();
+    let files = corpus_files();
     let mut args = vec!["check".to_string()];
     args.extend(files.iter().map(|p| p.to_string_lossy().into_owned()));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let o = smartgoban(&args);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let out = String::from_utf8_lossy(&o.stdout);
+    let codes = [
+        "two_moves_in_a_row",
+        "occupied_point",
+        "forbidden_point",
+        "ko_recapture",
+        "superko_cycle",
+    ];
     for line in out.lines() {
-        let codes = [
-            "two_moves_in_a_row",
-            "occupied_point",
-            "forbidden_point",
-            "ko_recapture",
-            "superko_cycle",
-        ];
         assert!(codes.iter().any(|c| line.contains(c)), "{line}");
         assert!(line.contains(": move "), "{line}");
     }
-    assert!(
-        stderr(&o).contains("checked 600 record(s)"),
-        "{}",
-        stderr(&o)
-    );
-}
-
-fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else if p.extension().is_some_and(|x| x.eq_ignore_ascii_case("sgf")) {
-            out.push(p);
-        }
-    }
-    out
+    // every reported file is one whose replay the rules core flags, and vice versa
+    let flagged: std::collections::BTreeSet<String> = files
+        .iter()
+        .filter(|f| {
+            !smartgoban::rules::check_record(&crate::support::read_record(f))
+                .violations
+                .is_empty()
+        })
+        .map(|f| f.to_string_lossy().into_owned())
+        .collect();
+    let reported: std::collections::BTreeSet<String> = out
+        .lines()
+        .map(|l| l[..l.find(": move ").unwrap()].to_string())
+        .collect();
+    assert_eq!(flagged, reported);
+    let summary = format!("checked {} record(s)", files.len());
+    assert!(stderr(&o).contains(&summary), "{}", stderr(&o));
 }
 
 #[test]
