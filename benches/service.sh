@@ -2,9 +2,7 @@
 # The real service on one core replaying a full game at --speed max: scans processed per CPU
 # second and peak resident memory (issue floors: 5,000 scans/s, under 30 MiB RSS).
 #
-#   benches/service.sh [GAME.sgf] [noise]   (default: Lee Sedol vs HanDol game 1, realistic noise;
-#                                            `run` starts an even game, so pick a record without
-#                                            setup stones)
+#   benches/service.sh [GAME.sgf] [noise]   (default: Lee Sedol vs HanDol game 1, realistic noise)
 #
 # The virtual board (`smartgoban sim`) runs pinned to CPU 1, the service (`smartgoban run`)
 # to CPU 0; the figures are read from /proc for the service process alone.
@@ -23,7 +21,7 @@ taskset -c 1 "$bin" sim "$game" --link "$link" --speed max --noise "$noise" --ex
 simpid=$!
 for _ in $(seq 500); do [ -e "$link" ] && break; sleep 0.01; done
 start=$(date +%s.%N)
-taskset -c 0 "$bin" run --serial "$link" --http "127.0.0.1:$port" --data-dir "$dir/data" >"$dir/run.log" 2>&1 &
+taskset -c 0 "$bin" run --serial "$link" --game "$game" --http "127.0.0.1:$port" --data-dir "$dir/data" >"$dir/run.log" 2>&1 &
 runpid=$!
 wait "$simpid" # the board exits once the game is played out
 end=$(date +%s.%N)

@@ -75,7 +75,7 @@ pub struct Config {
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     /// The file could not be read.
-    #[error("cannot read config file {path}: {source}")]
+    #[error("cannot read config file {path}")]
     Read {
         /// The file.
         path: PathBuf,
@@ -107,10 +107,16 @@ pub enum ConfigError {
 impl Config {
     /// Reads and validates a config file.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text = crate::files::read_input(path)
+            .and_then(|b| {
+                String::from_utf8(b).map_err(|_| {
+                    std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text")
+                })
+            })
+            .map_err(|source| ConfigError::Read {
+                path: path.to_path_buf(),
+                source,
+            })?;
         Config::parse(&text, path)
     }
 
@@ -181,6 +187,24 @@ impl Config {
             setup.setup = points.into_iter().map(|p| (Color::Black, p)).collect();
             setup.first_to_move = Color::White;
         }
+        if raw
+            .serial
+            .as_ref()
+            .is_some_and(|p| p.as_os_str().is_empty())
+        {
+            return Err(bad(
+                "serial",
+                "\"\"".into(),
+                "name the board's serial device",
+            ));
+        }
+        if raw
+            .data_dir
+            .as_ref()
+            .is_some_and(|p| p.as_os_str().is_empty())
+        {
+            return Err(bad("data_dir", "\"\"".into(), "name a directory"));
+        }
         Ok(Config {
             serial: raw.serial,
             http,
@@ -247,6 +271,8 @@ mod tests {
             ("serail = \"/dev/x\"", "serail", ""),
             ("settle_ms = \"fast\"", "settle_ms", ""),
             ("[game\nsize = 9", "t.toml", ""),
+            ("serial = \"\"", "serial", "\"\""),
+            ("data_dir = \"\"", "data_dir", "\"\""),
         ];
         for (text, key, value) in cases {
             let e = Config::parse(text, Path::new("t.toml"))

@@ -28,9 +28,57 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     Ok(())
 }
 
+/// Largest input file read whole (SGF records, board scripts, config): 16 MiB. Real game
+/// records are a few KiB; the biggest commented ones a few hundred.
+pub const MAX_INPUT_BYTES: u64 = 16 << 20;
+
+/// Reads a whole input file, refusing what is not a regular file (a directory, a FIFO, a
+/// device such as /dev/zero) or is larger than [`MAX_INPUT_BYTES`].
+pub fn read_input(path: &Path) -> io::Result<Vec<u8>> {
+    let meta = fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    if meta.len() > MAX_INPUT_BYTES {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "{} bytes is too large (at most {} MiB)",
+                meta.len(),
+                MAX_INPUT_BYTES >> 20
+            ),
+        ));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    use std::io::Read;
+    fs::File::open(path)?
+        .take(MAX_INPUT_BYTES + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "file grew too large while read",
+        ));
+    }
+    Ok(bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn input_must_be_a_regular_file_of_sane_size() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(read_input(dir.path()).is_err());
+        assert!(read_input(Path::new("/dev/zero")).is_err());
+        let f = dir.path().join("x.sgf");
+        fs::write(&f, b"(;)").unwrap();
+        assert_eq!(read_input(&f).unwrap(), b"(;)");
+    }
 
     #[test]
     fn replaces_content_and_leaves_no_temp_file() {

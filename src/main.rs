@@ -14,6 +14,7 @@ fn main() -> ExitCode {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
         )
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     if let Commands::Check(args) = &cli.command {
         let outcome = cli::check::run(args, &mut std::io::stdout(), &mut std::io::stderr());

@@ -5,33 +5,52 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::{Query, State};
-use axum::http::HeaderMap;
+use axum::extract::{RawQuery, State};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use futures_util::stream::{self, Stream};
-use serde::Deserialize;
 use tokio::sync::broadcast::{self, error::RecvError};
 
 use crate::daemon::{EventLog, Shared};
 use crate::event::Event;
 
-/// `?since=N`: resume after event `N` (as `Last-Event-ID` does).
-#[derive(Debug, Deserialize)]
-pub(super) struct Since {
-    since: Option<u64>,
-}
-
+/// `GET /api/v1/events[?since=N]`, header `Last-Event-ID: N`: every event after `N`, then
+/// the live ones. A `Last-Event-ID` that is not a number is ignored (browsers send what they
+/// got); a bad `since` is a 400.
 pub(super) async fn sse(
     State(shared): State<Arc<Shared>>,
-    Query(q): Query<Since>,
+    RawQuery(query): RawQuery,
     headers: HeaderMap,
 ) -> Response {
+    let mut since = None;
+    for pair in query
+        .as_deref()
+        .unwrap_or("")
+        .split('&')
+        .filter(|p| !p.is_empty())
+    {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        if key != "since" {
+            continue;
+        }
+        match value.parse::<u64>() {
+            Ok(n) => since = Some(n),
+            Err(_) => {
+                return super::error(
+                    StatusCode::BAD_REQUEST,
+                    format!(
+                        "since={value:?}: use the seq of the last event received (a whole number)"
+                    ),
+                )
+            }
+        }
+    }
     let last_id = headers
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<u64>().ok());
-    let after = last_id.or(q.since).unwrap_or(0);
+    let after = last_id.or(since).unwrap_or(0);
     Sse::new(feed(shared, after))
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
         .into_response()

@@ -10,6 +10,7 @@
 //! Handlers only read the shared snapshot and event log; no lock is held across an `.await`.
 
 mod events;
+pub mod server;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -40,14 +41,26 @@ pub async fn serve(
     shared: Arc<Shared>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, router(shared))
-        .with_graceful_shutdown(shutdown)
-        .await
+    server::serve(listener, router(shared), shutdown).await
 }
 
+/// The state, with what only the shell knows added: why the link is not up
+/// (`link.error`) and a failure to write the record (`storage_error`).
 async fn state(State(shared): State<Arc<Shared>>) -> Response {
     let snap = shared.snapshot();
-    Json(&snap.state).into_response()
+    let mut value = serde_json::to_value(&snap.state).unwrap_or_default();
+    if let Some(link) = value.get_mut("link").and_then(|l| l.as_object_mut()) {
+        link.insert("error".into(), snap.link_error.clone().into());
+    }
+    if let Some(obj) = value.as_object_mut() {
+        obj.insert("storage_error".into(), snap.storage_error.clone().into());
+    }
+    Json(value).into_response()
+}
+
+/// A JSON error body: `{"error": message}` with `status`.
+pub(crate) fn error(status: StatusCode, message: impl Into<String>) -> Response {
+    (status, Json(serde_json::json!({ "error": message.into() }))).into_response()
 }
 
 async fn game_sgf(State(shared): State<Arc<Shared>>) -> Response {
@@ -63,11 +76,7 @@ async fn game_sgf(State(shared): State<Arc<Shared>>) -> Response {
 }
 
 async fn not_found() -> Response {
-    (
-        StatusCode::NOT_FOUND,
-        Json(serde_json::json!({"error": "not found", "see": "/"})),
-    )
-        .into_response()
+    error(StatusCode::NOT_FOUND, "not found; see / for the API")
 }
 
 async fn index() -> Html<&'static str> {

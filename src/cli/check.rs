@@ -34,7 +34,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CheckO
     let mut files_with = 0usize;
     let mut unreadable = 0usize;
     for path in &args.files {
-        let bytes = match std::fs::read(path) {
+        let bytes = match crate::files::read_input(path) {
             Ok(b) => b,
             Err(e) => {
                 let _ = writeln!(err, "{}: cannot read: {e}", path.display());

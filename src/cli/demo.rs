@@ -29,7 +29,7 @@ pub enum DemoError {
     #[error("virtual board: {0}")]
     Sim(std::io::Error),
     /// The record could not be written.
-    #[error("cannot write {path}: {source}")]
+    #[error("cannot write {path}")]
     Write {
         /// The file.
         path: PathBuf,
@@ -37,10 +37,10 @@ pub enum DemoError {
         source: std::io::Error,
     },
     /// The service stopped taking in scans.
-    #[error("the service stopped keeping up with the virtual board (last scan {seen:?}, board at {sent})")]
+    #[error("the service stopped taking in scans from the virtual board for 30 s (it has {seen} of {sent})")]
     Stalled {
-        /// Last scan the service took in.
-        seen: Option<u32>,
+        /// Scans the service took in.
+        seen: u32,
         /// Last scan the board sent.
         sent: u32,
     },
@@ -80,7 +80,9 @@ pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
         session: SessionConfig {
             stabiliser: StabiliserConfig {
                 settle_ms: args.settle_ms,
+                ..StabiliserConfig::default()
             },
+            ..SessionConfig::default()
         },
         link: LinkConfig::default(),
         setup,
@@ -128,8 +130,8 @@ pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
             last_progress = (seen, Instant::now());
         } else if last_progress.1.elapsed() > Duration::from_secs(30) {
             return Err(DemoError::Stalled {
-                seen,
-                sent: device.scan_counter(),
+                seen: seen.map_or(0, |s| s + 1),
+                sent: device.scan_counter() + 1,
             });
         }
         tokio::select! {
@@ -175,7 +177,11 @@ pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
             if finished { "game over" } else { "stopped" },
             snapshot.state.move_number,
             snapshot.state.phase.as_str(),
-            snapshot.session.scans,
+            if finished {
+                sim_report.scans
+            } else {
+                snapshot.session.scans
+            },
             wall.as_secs_f64(),
             args.record
                 .as_ref()

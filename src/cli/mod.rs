@@ -117,6 +117,13 @@ pub struct RunArgs {
     /// Data directory (overrides the config).
     #[arg(long, value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
+    /// Start with the game of this record's root (size, setup stones, first mover, players,
+    /// komi); its moves are not played. Overrides the config's `[game]`.
+    #[arg(long, value_name = "GAME.sgf")]
+    pub game: Option<PathBuf>,
+    /// Start with the game of this board script's header (size, komi, handicap).
+    #[arg(long, value_name = "FILE", conflicts_with = "game")]
+    pub script: Option<PathBuf>,
 }
 
 /// `smartgoban sim`.

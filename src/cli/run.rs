@@ -15,6 +15,9 @@ pub enum RunError {
     /// Bad config file.
     #[error(transparent)]
     Config(#[from] ConfigError),
+    /// The game to start with could not be loaded.
+    #[error(transparent)]
+    Game(#[from] super::source::SourceError),
     /// No serial device given anywhere.
     #[error("no serial device: pass --serial PATH or set `serial` in the config file")]
     NoSerial,
@@ -39,6 +42,10 @@ pub async fn run(args: RunArgs) -> Result<(), RunError> {
     if let Some(d) = args.data_dir {
         config.data_dir = d;
     }
+    if args.game.is_some() || args.script.is_some() {
+        let (source, _) = super::source::load(args.game.as_deref(), args.script.as_deref())?;
+        config.setup = source.setup();
+    }
     let serial = config.serial.clone().ok_or(RunError::NoSerial)?;
     let daemon = Daemon::start(DaemonConfig {
         serial: serial.clone(),
@@ -46,7 +53,9 @@ pub async fn run(args: RunArgs) -> Result<(), RunError> {
         session: SessionConfig {
             stabiliser: StabiliserConfig {
                 settle_ms: config.settle_ms,
+                ..StabiliserConfig::default()
             },
+            first_seq: seq_epoch(),
         },
         link: LinkConfig::default(),
         setup: config.setup.clone(),
@@ -82,4 +91,12 @@ pub async fn wait_for_signal() {
         _ = tokio::signal::ctrl_c() => {}
         _ = term => {}
     }
+}
+
+/// The first event `seq` of this run: the wall clock in ms × 1000, above every `seq` of
+/// earlier runs as long as a run emits fewer than 1000 events a millisecond on average.
+fn seq_epoch() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(1, |d| (d.as_millis() as u64).saturating_mul(1000).max(1))
 }

@@ -13,7 +13,7 @@ pub enum SimError {
     #[error(transparent)]
     Source(#[from] SourceError),
     /// The pty could not be set up.
-    #[error("virtual board on {path}: {source}")]
+    #[error("virtual board on {path}")]
     Device {
         /// The link path.
         path: std::path::PathBuf,
@@ -35,8 +35,13 @@ pub async fn run(args: SimArgs) -> Result<(), SimError> {
         path: args.link.clone(),
         source,
     })?;
+    let game = match (&args.game, &args.board.script) {
+        (_, Some(script)) => format!(" --script {}", script.display()),
+        (Some(game), None) => format!(" --game {}", game.display()),
+        (None, None) => String::new(),
+    };
     println!(
-        "virtual board on {} ({description}); start the service with: smartgoban run --serial {}",
+        "virtual board on {} ({description}); start the service with: smartgoban run --serial {}{game}",
         args.link.display(),
         args.link.display()
     );

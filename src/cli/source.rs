@@ -14,7 +14,7 @@ pub const BUILTIN_GAME: &[u8] = include_bytes!("../../assets/games/danghu03.sgf"
 #[derive(Debug, thiserror::Error)]
 pub enum SourceError {
     /// The file could not be read.
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read {path}")]
     Read {
         /// The file.
         path: PathBuf,
@@ -22,7 +22,7 @@ pub enum SourceError {
         source: std::io::Error,
     },
     /// The SGF is malformed.
-    #[error("{path}: {source}")]
+    #[error("{path}")]
     Sgf {
         /// The file.
         path: PathBuf,
@@ -30,7 +30,7 @@ pub enum SourceError {
         source: SgfError,
     },
     /// The board script is malformed.
-    #[error("{path}: {source}")]
+    #[error("{path}")]
     Script {
         /// The file.
         path: PathBuf,
@@ -51,9 +51,13 @@ pub enum SourceError {
 /// a short description for people.
 pub fn load(game: Option<&Path>, script: Option<&Path>) -> Result<(Source, String), SourceError> {
     if let Some(path) = script {
-        let text = std::fs::read_to_string(path).map_err(|source| SourceError::Read {
+        let bytes = crate::files::read_input(path).map_err(|source| SourceError::Read {
             path: path.to_path_buf(),
             source,
+        })?;
+        let text = String::from_utf8(bytes).map_err(|_| SourceError::Unsupported {
+            path: path.to_path_buf(),
+            why: "a board script must be UTF-8 text".to_string(),
         })?;
         let script = Script::parse(&text).map_err(|source| SourceError::Script {
             path: path.to_path_buf(),
@@ -63,7 +67,7 @@ pub fn load(game: Option<&Path>, script: Option<&Path>) -> Result<(Source, Strin
     }
     let (bytes, path) = match game {
         Some(path) => (
-            std::fs::read(path).map_err(|source| SourceError::Read {
+            crate::files::read_input(path).map_err(|source| SourceError::Read {
                 path: path.to_path_buf(),
                 source,
             })?,

@@ -43,7 +43,7 @@ pub struct DaemonConfig {
 #[derive(Debug, thiserror::Error)]
 pub enum DaemonError {
     /// The HTTP address could not be bound.
-    #[error("cannot listen on {addr}: {source}")]
+    #[error("cannot listen on {addr}")]
     Bind {
         /// The address.
         addr: SocketAddr,
@@ -53,8 +53,11 @@ pub enum DaemonError {
     /// The serial device path does not exist at start-up.
     #[error("serial device {0} does not exist (is the board plugged in? set --serial PATH or `serial` in the config file)")]
     NoDevice(PathBuf),
+    /// The serial path exists but is no device (a regular file, a directory).
+    #[error("{0} is not a serial device")]
+    NotADevice(PathBuf),
     /// A file could not be written.
-    #[error("cannot write {path}: {source}")]
+    #[error("cannot write {path}")]
     File {
         /// The file.
         path: PathBuf,
@@ -87,8 +90,12 @@ impl Daemon {
     /// an error here, not later), then starts the serial thread, the session task and the
     /// server.
     pub async fn start(config: DaemonConfig) -> Result<Daemon, DaemonError> {
-        if std::fs::metadata(&config.serial).is_err() {
-            return Err(DaemonError::NoDevice(config.serial.clone()));
+        match std::fs::metadata(&config.serial) {
+            Err(_) => return Err(DaemonError::NoDevice(config.serial.clone())),
+            Ok(meta) if !std::os::unix::fs::FileTypeExt::is_char_device(&meta.file_type()) => {
+                return Err(DaemonError::NotADevice(config.serial.clone()))
+            }
+            Ok(_) => {}
         }
         let listener = match config.http {
             Some(addr) => Some(
@@ -111,10 +118,7 @@ impl Daemon {
             None => None,
         };
         if let Some(dir) = &config.data_dir {
-            std::fs::create_dir_all(dir).map_err(|source| DaemonError::File {
-                path: dir.clone(),
-                source,
-            })?;
+            keep_earlier_record(dir)?;
         }
         let (snapshot_tx, snapshot_rx) = watch::channel(Arc::new(snapshot_of(
             &session,
@@ -137,6 +141,7 @@ impl Daemon {
             events_path: config.events_out.clone(),
             data_dir: config.data_dir.clone(),
             link_error: None,
+            storage_error: None,
             start: Instant::now(),
             record_dirty: false,
             last_record_write: None,
@@ -204,6 +209,38 @@ impl Drop for Daemon {
     }
 }
 
+/// Makes sure `dir` can hold the record, and moves the record a previous run left in it
+/// (`current.sgf`) aside to `interrupted-<unix time>.sgf`, so that starting never overwrites a
+/// recorded game. (Resuming that game is the store's job.)
+fn keep_earlier_record(dir: &std::path::Path) -> Result<(), DaemonError> {
+    let err = |source| DaemonError::File {
+        path: dir.to_path_buf(),
+        source,
+    };
+    std::fs::create_dir_all(dir).map_err(err)?;
+    let current = dir.join("current.sgf");
+    if current.exists() {
+        let stamp = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let mut kept = dir.join(format!("interrupted-{stamp}.sgf"));
+        let mut n = 1;
+        while kept.exists() {
+            kept = dir.join(format!("interrupted-{stamp}-{n}.sgf"));
+            n += 1;
+        }
+        std::fs::rename(&current, &kept).map_err(|source| DaemonError::File {
+            path: current.clone(),
+            source,
+        })?;
+        tracing::warn!(
+            "the record of an earlier run was kept as {}",
+            kept.display()
+        );
+    }
+    Ok(())
+}
+
 fn snapshot_of(session: &Session, link_error: Option<String>, connection: &Connection) -> Snapshot {
     Snapshot {
         state: session.state(),
@@ -211,6 +248,7 @@ fn snapshot_of(session: &Session, link_error: Option<String>, connection: &Conne
         link: connection.stats(),
         session: session.stats(),
         link_error,
+        storage_error: None,
     }
 }
 
@@ -227,6 +265,7 @@ struct SessionTask {
     events_path: Option<PathBuf>,
     data_dir: Option<PathBuf>,
     link_error: Option<String>,
+    storage_error: Option<String>,
     start: Instant,
     record_dirty: bool,
     last_record_write: Option<Instant>,
@@ -327,7 +366,7 @@ impl SessionTask {
                 LinkEvent::Down { reason } => Input::LinkDown { reason },
                 LinkEvent::Rejected { board_version } => {
                     let msg = format!(
-                        "the board speaks protocol version {board_version}, this service speaks {}; reflash the board or update the service",
+                        "the board refused protocol version {} (its own version is {board_version}); update the board's firmware or this service",
                         smartgoban_protocol::PROTOCOL_VERSION
                     );
                     tracing::error!("{msg}");
@@ -366,7 +405,8 @@ impl SessionTask {
     }
 
     fn publish(&mut self) {
-        let snap = snapshot_of(&self.session, self.link_error.clone(), &self.connection);
+        let mut snap = snapshot_of(&self.session, self.link_error.clone(), &self.connection);
+        snap.storage_error = self.storage_error.clone();
         let _ = self.snapshot.send(Arc::new(snap));
     }
 
@@ -398,10 +438,44 @@ impl SessionTask {
         let path = dir.join("current.sgf");
         self.last_record_write = Some(Instant::now());
         match crate::files::write_atomic(&path, self.session.record().to_sgf().as_bytes()) {
-            Ok(()) => self.record_dirty = false,
+            Ok(()) => {
+                self.record_dirty = false;
+                if self.storage_error.take().is_some() {
+                    tracing::info!("the record is written again to {}", path.display());
+                }
+            }
             // The game goes on in memory; the record is written again on the next change.
-            Err(e) => tracing::error!("cannot write {}: {e}", path.display()),
+            Err(e) => {
+                let msg = format!("cannot write {}: {e}", path.display());
+                if self.storage_error.as_deref() != Some(msg.as_str()) {
+                    tracing::error!("{msg}");
+                    self.storage_error = Some(msg);
+                }
+            }
         }
         self.flush_events()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_earlier_record_is_moved_aside_never_overwritten() {
+        let dir = tempfile::tempdir().unwrap();
+        keep_earlier_record(dir.path()).unwrap();
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        std::fs::write(dir.path().join("current.sgf"), "(;B[aa])").unwrap();
+        keep_earlier_record(dir.path()).unwrap();
+        std::fs::write(dir.path().join("current.sgf"), "(;B[bb])").unwrap();
+        keep_earlier_record(dir.path()).unwrap();
+        let mut kept: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+            .collect();
+        kept.sort();
+        assert_eq!(kept, ["(;B[aa])", "(;B[bb])"]);
+        assert!(!dir.path().join("current.sgf").exists());
     }
 }

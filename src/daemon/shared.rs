@@ -23,6 +23,8 @@ pub struct Snapshot {
     pub session: SessionStats,
     /// The last problem opening the device or with the handshake, if the link is not up.
     pub link_error: Option<String>,
+    /// The last problem writing the record, while it lasts (the game goes on in memory).
+    pub storage_error: Option<String>,
 }
 
 /// Every event of the service run, in order, plus a broadcast for live followers.

@@ -203,6 +203,9 @@ impl Connection {
         self.rx_seq = Some(frame.seq);
         match frame.message {
             Message::HelloAck(ack) => {
+                if self.state == State::Rejected {
+                    return; // nothing until the port is reopened (PROTOCOL.md §4)
+                }
                 // Every accepted HelloAck starts a new session on the board, even one that
                 // answers a repeated Hello: the host restarts too (PROTOCOL.md §4).
                 if ack.accepted {
@@ -420,6 +423,9 @@ mod tests {
             vec![LinkEvent::Rejected { board_version: 2 }]
         );
         c.handle_bytes(&frame_bytes(1, scan(0)), 6);
+        // an unasked accepted HelloAck does not bring the link up either
+        c.handle_bytes(&frame_bytes(2, ack(PROTOCOL_VERSION, true)), 7);
+        c.handle_bytes(&frame_bytes(3, scan(1)), 8);
         assert!(events(&mut c).is_empty());
         assert_eq!(c.poll_timeout(), None);
         assert_eq!(c.stats().version_mismatches, 1);

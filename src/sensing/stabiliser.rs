@@ -11,11 +11,19 @@ pub struct StabiliserConfig {
     /// settled. Default 150 ms: longer than a bouncing stone or a single misread (one scan is
     /// 20 ms at 50 Hz), short enough that a move shows up at once.
     pub settle_ms: u64,
+    /// A point that has read uncertain for this long, in ms of board time, is taken as stuck (a
+    /// dead sensor, a hand or an object resting on the board): it keeps its last settled value
+    /// and stops holding the rest of the board unsettled. Default 2,000 ms, far longer than a
+    /// hand placing or lifting a stone.
+    pub stuck_ms: u64,
 }
 
 impl Default for StabiliserConfig {
     fn default() -> Self {
-        StabiliserConfig { settle_ms: 150 }
+        StabiliserConfig {
+            settle_ms: 150,
+            stuck_ms: 2_000,
+        }
     }
 }
 
@@ -48,8 +56,10 @@ pub struct StabiliserStats {
 /// Turns a stream of scans into settled boards.
 ///
 /// A point is settled once it has read the same [`Cell`] for [`StabiliserConfig::settle_ms`];
-/// the board is settled when every point is settled and none reads [`Cell::Uncertain`]. Each
-/// time the board goes from unsettled to settled, [`Stabiliser::push`] returns a [`Settled`].
+/// the board is settled when every point is settled and none reads [`Cell::Uncertain`] — except
+/// points uncertain for longer than [`StabiliserConfig::stuck_ms`], which keep their last
+/// settled value. Each time the board goes from unsettled to settled, [`Stabiliser::push`]
+/// returns a [`Settled`].
 /// Times are board milliseconds and must not go backwards (a smaller time is taken as the
 /// previous one).
 #[derive(Clone, Debug)]
@@ -57,7 +67,10 @@ pub struct Stabiliser {
     size: u8,
     config: StabiliserConfig,
     reading: Vec<Cell>,
-    uncertain: usize,
+    /// Since when each point has read uncertain, if it does.
+    uncertain_since: Vec<Option<u64>>,
+    /// Points uncertain for less than `stuck_ms`: they hold the board unsettled.
+    blocking: usize,
     last_change_ms: u64,
     now_ms: u64,
     started: bool,
@@ -74,7 +87,8 @@ impl Stabiliser {
             size,
             config,
             reading: vec![Cell::Uncertain; n],
-            uncertain: n,
+            uncertain_since: vec![None; n],
+            blocking: n,
             last_change_ms: 0,
             now_ms: 0,
             started: false,
@@ -94,7 +108,8 @@ impl Stabiliser {
     pub fn restart(&mut self) {
         let n = self.reading.len();
         self.reading.fill(Cell::Uncertain);
-        self.uncertain = n;
+        self.uncertain_since.fill(None);
+        self.blocking = n;
         self.started = false;
         self.settled = false;
     }
@@ -116,18 +131,29 @@ impl Stabiliser {
             self.last_change_ms = t_ms;
         }
         let mut changed = false;
-        for (old, &new) in self.reading.iter_mut().zip(cells) {
+        let mut blocking = 0;
+        let stuck_ms = self.config.stuck_ms;
+        for ((old, &new), since) in self
+            .reading
+            .iter_mut()
+            .zip(cells)
+            .zip(&mut self.uncertain_since)
+        {
             if *old != new {
-                if *old == Cell::Uncertain {
-                    self.uncertain -= 1;
-                }
-                if new == Cell::Uncertain {
-                    self.uncertain += 1;
-                }
                 *old = new;
                 changed = true;
+                *since = (new == Cell::Uncertain).then_some(t_ms);
+            } else if new == Cell::Uncertain && since.is_none() {
+                // uncertain from the first scan on
+                *since = Some(t_ms);
+            }
+            if let Some(since) = *since {
+                if t_ms.saturating_sub(since) < stuck_ms {
+                    blocking += 1;
+                }
             }
         }
+        self.blocking = blocking;
         if changed {
             self.last_change_ms = t_ms;
             self.settled = false;
@@ -138,7 +164,7 @@ impl Stabiliser {
     /// Re-evaluates settling at board time `t_ms` without a new scan.
     fn check_settled(&mut self, t_ms: u64) -> Option<Settled<'_>> {
         if self.settled
-            || self.uncertain > 0
+            || self.blocking > 0
             || t_ms.saturating_sub(self.last_change_ms) < self.config.settle_ms
         {
             return None;
@@ -159,13 +185,15 @@ impl Stabiliser {
         })
     }
 
+    /// The readings as stones; a stuck uncertain point keeps its last settled value.
     fn grid_from_readings(&self) -> StoneGrid {
         let mut grid = StoneGrid::empty(self.size);
         for (i, cell) in self.reading.iter().enumerate() {
             let stone = match cell {
                 Cell::Black => Some(Color::Black),
                 Cell::White => Some(Color::White),
-                Cell::Empty | Cell::Uncertain => None,
+                Cell::Empty => None,
+                Cell::Uncertain => self.stable.as_ref().and_then(|g| g.at_index(i)),
             };
             if stone.is_some() {
                 grid.set(Point::from_index(i, self.size), stone);
@@ -187,6 +215,18 @@ impl Stabiliser {
     /// The current raw reading of every point (dense index order).
     pub fn readings(&self) -> &[Cell] {
         &self.reading
+    }
+
+    /// Points that have read uncertain for longer than `stuck_ms` (dead sensors, objects
+    /// resting on the board): they keep their last settled value.
+    pub fn stuck_points(&self) -> Vec<Point> {
+        let now = self.now_ms;
+        self.uncertain_since
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.is_some_and(|s| now.saturating_sub(s) >= self.config.stuck_ms))
+            .map(|(i, _)| Point::from_index(i, self.size))
+            .collect()
     }
 
     /// Diagnostic counters.
@@ -248,10 +288,28 @@ mod tests {
     fn uncertain_points_hold_the_board_unsettled() {
         let mut s = Stabiliser::new(9, StabiliserConfig::default());
         let covered = scan(9, &[(40, Cell::Uncertain), (41, Cell::Uncertain)]);
-        assert!(feed(&mut s, &covered, 0, 100).is_empty());
+        // a hand hovering for 1.8 s: nothing settles
+        assert!(feed(&mut s, &covered, 0, 90).is_empty());
         let placed = scan(9, &[(40, Cell::Black)]);
-        let got = feed(&mut s, &placed, 2000, 10);
-        assert_eq!(got, vec![(2160, true, 1)]);
+        let got = feed(&mut s, &placed, 1800, 10);
+        assert_eq!(got, vec![(1960, true, 1)]);
+    }
+
+    #[test]
+    fn a_dead_sensor_keeps_its_value_and_does_not_block_the_board() {
+        let mut s = Stabiliser::new(9, StabiliserConfig::default());
+        let stone_at_3 = scan(9, &[(3, Cell::Black)]);
+        feed(&mut s, &stone_at_3, 0, 10);
+        // point 3 goes dead (uncertain) at 200 ms; a stone arrives at 10 at 1000 ms
+        let dead = scan(9, &[(3, Cell::Uncertain)]);
+        let dead_and_new = scan(9, &[(3, Cell::Uncertain), (10, Cell::White)]);
+        assert!(feed(&mut s, &dead, 200, 40).is_empty());
+        let got = feed(&mut s, &dead_and_new, 1000, 100);
+        // settles once point 3 has been uncertain for 2 s (at 2200 ms), keeping its stone
+        assert_eq!(got, vec![(2200, true, 1)]);
+        assert_eq!(s.stable().unwrap().at_index(10), Some(Color::White));
+        assert_eq!(s.stable().unwrap().at_index(3), Some(Color::Black));
+        assert_eq!(s.stuck_points(), vec![Point::from_index(3, 9)]);
     }
 
     #[test]

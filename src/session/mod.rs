@@ -20,10 +20,23 @@ use smartgoban_protocol::{Button, ButtonCounters, Scan, Side};
 pub use state::{LinkView, StateView};
 
 /// Session settings.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SessionConfig {
     /// Scan stabiliser settings (settle time).
     pub stabiliser: StabiliserConfig,
+    /// `seq` of the first event. A long-running service starts each run above every `seq` of
+    /// its earlier runs (it uses the wall clock: ms since 1970 × 1000), so a feed client that
+    /// resumes with an id from an earlier run misses nothing; the demo starts at 1.
+    pub first_seq: u64,
+}
+
+impl Default for SessionConfig {
+    fn default() -> Self {
+        SessionConfig {
+            stabiliser: StabiliserConfig::default(),
+            first_seq: 1,
+        }
+    }
 }
 
 /// Errors from [`Session::handle_input`]. The session is unchanged when one is returned.
@@ -45,9 +58,17 @@ pub struct SessionStats {
     pub size_mismatch_scans: u64,
     /// Presses of the clock buttons seen on the board (the clock itself is not wired yet).
     pub clock_presses: u64,
+    /// Scans whose button counters jumped by more than a person can press in one scan
+    /// period (a board fault): ignored.
+    pub implausible_buttons: u64,
+    /// Scans whose board clock did not move forward (or jumped back): timed by the scan rate.
+    pub clock_faults: u64,
     /// Stabiliser counters.
     pub stabiliser: StabiliserStats,
 }
+
+/// Most presses of one button that one scan can report (scans are 20 ms apart).
+pub const MAX_PRESSES_PER_SCAN: u8 = 2;
 
 /// A button press read from the scan counters (PROTOCOL.md "button counters").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,7 +111,7 @@ impl Session {
             deferred: Vec::new(),
             cells: Vec::new(),
             outputs: VecDeque::new(),
-            next_seq: 1,
+            next_seq: config.first_seq.max(1),
             now_ms: 0,
             stats: SessionStats::default(),
         };
@@ -241,11 +262,16 @@ impl Session {
         }
         self.stats.scans += 1;
         self.stats.last_scan_counter = Some(scan.scan_counter);
-        // Board time: accumulate the wrapping deltas of the board's millisecond clock.
+        // Board time: accumulate the wrapping deltas of the board's millisecond clock. A
+        // clock that stands still or jumps back is a board fault: time that scan by the scan
+        // rate instead, so settling never stops.
         if let Some(last) = self.last_board_ms {
             let delta = scan.board_ms.wrapping_sub(last);
-            if delta < 1 << 31 {
+            if delta > 0 && delta < 1 << 31 {
                 self.board_time_ms += u64::from(delta);
+            } else {
+                self.stats.clock_faults += 1;
+                self.board_time_ms += 1000 / u64::from(link.scan_rate_hz.max(1));
             }
         }
         self.last_board_ms = Some(scan.board_ms);
@@ -276,9 +302,22 @@ impl Session {
     }
 
     /// Button presses since the last scan (wrapping u8 counters, PROTOCOL.md §7).
+    ///
+    /// Scans come 20 ms apart; nobody presses a button more than [`MAX_PRESSES_PER_SCAN`]
+    /// times in that time, so a bigger jump (a counter going backwards reads as ~255 presses)
+    /// is a fault of the board: it is counted and ignored, and the counters are taken as the
+    /// new baseline.
     fn presses(&mut self, now: ButtonCounters) -> Vec<Press> {
         let delta = now.presses_since(&self.buttons);
         self.buttons = now;
+        let implausible = [Button::Pass, Button::Resign, Button::Clock]
+            .into_iter()
+            .flat_map(|b| [delta.get(b, Side::Black), delta.get(b, Side::White)])
+            .any(|n| n > MAX_PRESSES_PER_SCAN);
+        if implausible {
+            self.stats.implausible_buttons += 1;
+            return Vec::new();
+        }
         let mut presses = Vec::new();
         for (side, color) in [(Side::Black, Color::Black), (Side::White, Color::White)] {
             for (button, press) in [
@@ -423,6 +462,42 @@ mod tests {
             .record_press(smartgoban_protocol::Button::Pass, Side::White);
         let events = f.scans(&mut s, &stone, 20);
         assert_eq!(moves(&events), ["BE5", "Wpass"]);
+    }
+
+    #[test]
+    fn implausible_button_jumps_are_ignored() {
+        let mut s = session();
+        s.handle_input(Input::LinkUp(NINE), 0).unwrap();
+        let mut f = Feeder::new(0);
+        let empty = cells(&[]);
+        f.scans(&mut s, &empty, 10);
+        f.buttons.pass_black = 1;
+        assert_eq!(moves(&f.scans(&mut s, &empty, 10)), ["Bpass"]);
+        // the counter going back reads as 255 presses: a fault, not 255 passes
+        f.buttons.pass_black = 0;
+        assert!(moves(&f.scans(&mut s, &empty, 10)).is_empty());
+        f.buttons.resign_white = 3;
+        assert!(f.scans(&mut s, &empty, 10).is_empty());
+        assert_eq!(s.stats().implausible_buttons, 2);
+        assert_eq!(s.state().move_number, 1);
+        // from the new baseline, a real press counts again
+        f.buttons.pass_white = 1;
+        assert_eq!(moves(&f.scans(&mut s, &empty, 10)), ["Wpass"]);
+    }
+
+    #[test]
+    fn a_board_clock_that_stands_still_is_replaced_by_the_scan_rate() {
+        let mut s = session();
+        s.handle_input(Input::LinkUp(NINE), 0).unwrap();
+        let mut f = Feeder::new(500);
+        let stone = cells(&[("C3", Cell::Black)]);
+        let mut events = Vec::new();
+        for _ in 0..20 {
+            events.extend(f.scans(&mut s, &stone, 1));
+            f.board_ms = 500; // stuck
+        }
+        assert_eq!(moves(&events), ["BC3"]);
+        assert!(s.stats().clock_faults >= 18);
     }
 
     #[test]

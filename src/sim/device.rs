@@ -49,9 +49,9 @@ impl std::str::FromStr for Speed {
             return Ok(Speed::Max);
         }
         match s.parse::<f64>() {
-            Ok(f) if f.is_finite() && f > 0.0 && f <= 10_000.0 => Ok(Speed::Factor(f)),
+            Ok(f) if (0.01..=10_000.0).contains(&f) => Ok(Speed::Factor(f)),
             _ => Err(format!(
-                "speed `{s}`: use `max` or a factor of real time such as 1, 4 or 0.5"
+                "speed `{s}`: use `max` or a factor of real time from 0.01 to 10000, such as 1, 4 or 0.5"
             )),
         }
     }
@@ -200,17 +200,45 @@ impl Port {
                 .ok_or_else(|| io::Error::other("pty without a name"))?,
         );
         if let Some(link) = link {
+            check_replaceable(link)?;
             // Replace the symlink atomically so the service never sees it missing.
             let tmp = link.with_extension("new");
             let _ = std::fs::remove_file(&tmp);
             std::os::unix::fs::symlink(&slave_path, &tmp)?;
-            std::fs::rename(&tmp, link)?;
+            if let Err(e) = std::fs::rename(&tmp, link) {
+                let _ = std::fs::remove_file(&tmp);
+                return Err(e);
+            }
         }
         Ok(Port {
             master,
             slave,
             slave_path,
         })
+    }
+}
+
+/// The link path may only replace nothing, or a symlink to a pseudo-terminal (ours, from an
+/// earlier run): never a file or directory someone else owns.
+fn check_replaceable(link: &Path) -> io::Result<()> {
+    match std::fs::symlink_metadata(link) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+        Ok(meta) => {
+            let ours = meta.file_type().is_symlink()
+                && std::fs::read_link(link).is_ok_and(|t| t.starts_with("/dev/pts"));
+            if ours {
+                Ok(())
+            } else {
+                Err(io::Error::new(
+                    io::ErrorKind::AlreadyExists,
+                    format!(
+                        "{} exists and is not a link to a pseudo-terminal; choose another --link path",
+                        link.display()
+                    ),
+                ))
+            }
+        }
     }
 }
 

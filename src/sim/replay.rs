@@ -97,7 +97,7 @@ impl Replay {
     /// The board is off the wire for `duration_ms`: what happens meanwhile happens on the
     /// board (a powerless board registers no button presses).
     pub fn outage(&mut self, duration_ms: u64) {
-        let until = self.board_ms + duration_ms;
+        let until = self.board_ms.saturating_add(duration_ms);
         while let Some(a) = self.actions.get(self.next_action) {
             if a.at_ms > until {
                 break;

@@ -111,9 +111,11 @@ impl Script {
             let [at, verb, args @ ..] = rest else {
                 return Err(err("`at` needs a time in ms and an action".to_string()));
             };
-            let at_ms: u64 = at
-                .parse()
-                .map_err(|_| err(format!("time `{at}` is not a whole number of ms")))?;
+            let at_ms: u64 = at.parse().ok().filter(|&t| t <= MAX_MS).ok_or_else(|| {
+                err(format!(
+                    "time `{at}`: use a whole number of ms up to {MAX_MS} (24 h)"
+                ))
+            })?;
             let action = parse_action(verb, args, size).map_err(err)?;
             actions.push(TimedAction { at_ms, action });
         }
@@ -165,9 +167,21 @@ fn parse_point(word: &str, size: u8) -> Result<Point, String> {
     Point::from_gtp(word, size).map_err(|e| format!("point `{word}`: {e}"))
 }
 
+/// Longest time a script may name, ms (24 h).
+pub const MAX_MS: u64 = 86_400_000;
+
 fn parse_num<T: std::str::FromStr>(word: &str, what: &str) -> Result<T, String> {
     word.parse()
         .map_err(|_| format!("{what} `{word}` is not a whole number"))
+}
+
+fn parse_ms(word: &str, what: &str) -> Result<u64, String> {
+    let ms: u64 = parse_num(word, what)?;
+    if ms <= MAX_MS {
+        Ok(ms)
+    } else {
+        Err(format!("{what} `{word}`: at most {MAX_MS} ms (24 h)"))
+    }
 }
 
 fn parse_action(verb: &str, args: &[&str], size: u8) -> Result<Action, String> {
@@ -209,7 +223,7 @@ fn parse_action(verb: &str, args: &[&str], size: u8) -> Result<Action, String> {
             Action::Hand {
                 center: parse_point(args[0], size)?,
                 radius: parse_num(args[1], "radius")?,
-                duration_ms: parse_num(args[2], "duration")?,
+                duration_ms: parse_ms(args[2], "duration")?,
             }
         }
         "glitch" => {
@@ -242,7 +256,7 @@ fn parse_action(verb: &str, args: &[&str], size: u8) -> Result<Action, String> {
         "unplug" => {
             arity(1)?;
             Action::Unplug {
-                duration_ms: parse_num(args[0], "duration")?,
+                duration_ms: parse_ms(args[0], "duration")?,
             }
         }
         "scatter" => {
@@ -323,6 +337,8 @@ at 5000  scatter 3           # 3 stones knocked off their points (seeded random)
             ("komi lots\n", 1, "lots"),
             ("at 0 glitch D4 Z 2\n", 1, "`Z`"),
             ("at 0 place B I5\n", 1, "I5"),
+            ("at 100000000 place B D4\n", 1, "24 h"),
+            ("at 0 unplug 18446744073709551615\n", 1, "at most"),
         ];
         for (text, line, needle) in cases {
             let e = Script::parse(text).unwrap_err();

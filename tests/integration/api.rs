@@ -200,3 +200,47 @@ fn event_feed_resumes_after_a_disconnect_with_the_same_ids() {
         rig.stop().await;
     });
 }
+
+#[test]
+fn a_client_that_sends_no_request_is_dropped_and_bad_queries_get_json_errors() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    rt().block_on(async {
+        let rig = Rig::start(Source::Record(builtin()), NoiseModel::Clean, 1, Speed::Max).await;
+        let addr = rig.daemon.http_addr().unwrap();
+        let mut idle = tokio::net::TcpStream::connect(addr).await.unwrap();
+        idle.write_all(b"GET /api/v1/state HTTP/1.1\r\nHost: x\r\n")
+            .await
+            .unwrap();
+        let started = std::time::Instant::now();
+        let mut buf = [0u8; 1024];
+        // the server closes it once the header timeout (10 s) has passed
+        let n = tokio::time::timeout(Duration::from_secs(15), idle.read(&mut buf))
+            .await
+            .expect("closed within 15 s")
+            .unwrap_or(0);
+        let text = String::from_utf8_lossy(&buf[..n]);
+        assert!(n == 0 || text.contains("408"), "{text}");
+        assert!(started.elapsed() >= Duration::from_secs(9));
+        // meanwhile and afterwards the API answers
+        let client = reqwest::Client::new();
+        let resp = client
+            .get(rig.url("/api/v1/events?since=abc"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), 400);
+        let body: serde_json::Value = resp.json().await.unwrap();
+        assert!(body["error"].as_str().unwrap().contains("abc"));
+        let state: serde_json::Value = client
+            .get(rig.url("/api/v1/state"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert!(state["link"].get("error").is_some());
+        assert!(state.get("storage_error").is_some());
+        rig.stop().await;
+    });
+}

@@ -241,3 +241,21 @@ fn realistic_and_harsh_noise_on_a_script_change_nothing() {
         }
     }
 }
+
+#[test]
+fn a_dead_sensor_or_a_resting_hand_does_not_stop_the_game() {
+    for script in [
+        "size 19\nat 500 place B D4\nat 1000 glitch A1 ? 4294967295\nat 2000 place W Q16\nat 4000 place B C3\n",
+        // uncertain from the start: the board first settles once A1 counts as stuck (2 s)
+        "size 19\nat 0 glitch A1 ? 4294967295\nat 2500 place B D4\nat 4000 place W Q16\nat 6000 place B C3\n",
+        "size 19\nat 0 hand K10 2 86400000\nat 2500 place B D4\nat 4000 place W Q16\nat 6000 place B C3\n",
+    ] {
+        let (events, _) = rt().block_on(play_script(script, NoiseModel::Clean, 1));
+        let moves: Vec<_> = of_kind(&events, "move")
+            .iter()
+            .map(|e| e["point"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(moves, ["D4", "Q16", "C3"], "{script}");
+        assert!(of_kind(&events, "violation").is_empty());
+    }
+}
