@@ -2,13 +2,13 @@
 # The real service on one core replaying a full game at --speed max: scans processed per CPU
 # second and peak resident memory (issue floors: 5,000 scans/s, under 30 MiB RSS).
 #
-#   benches/service.sh [GAME.sgf] [noise]   (default: Lee Sedol vs HanDol game 1, realistic noise)
+#   benches/service.sh [GAME.sgf] [noise]   (default: the built-in game, realistic noise)
 #
 # The virtual board (`smartgoban sim`) runs pinned to CPU 1, the service (`smartgoban run`)
 # to CPU 0; the figures are read from /proc for the service process alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-game=${1:-tests/fixtures/games/yenw-computer-go-dataset/HanDol/Lee Sedol VS HanDol - G1.sgf}
+game=${1:-assets/games/danghu03.sgf}
 noise=${2:-realistic}
 cargo build --release --quiet
 bin=target/release/smartgoban
