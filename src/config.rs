@@ -5,6 +5,10 @@
 //! http = "0.0.0.0:8019"                                     # API address
 //! data_dir = "/var/lib/smartgoban"                          # records are kept here
 //! settle_ms = 150                                           # stabiliser settle time, ms
+//! profile = "cn2002"                                        # referee rules: cn2002 or cn1988
+//! commit_ms = 3000                                          # no clock: a move is committed
+//!                                                           # after the board is settled this
+//!                                                           # long (0: only the clock commits)
 //!
 //! [game]                                                    # the game to start with
 //! size = 19
@@ -23,9 +27,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::referee::setup::handicap_points;
-use crate::referee::GameSetup;
-use crate::rules::Color;
+use crate::referee::{GameSetup, Profile};
 
 /// Default API address of `run`.
 pub const DEFAULT_HTTP: &str = "0.0.0.0:8019";
@@ -41,6 +43,8 @@ struct RawConfig {
     http: Option<String>,
     data_dir: Option<PathBuf>,
     settle_ms: Option<i64>,
+    profile: Option<String>,
+    commit_ms: Option<i64>,
     #[serde(default)]
     game: RawGame,
 }
@@ -67,6 +71,11 @@ pub struct Config {
     pub data_dir: PathBuf,
     /// Stabiliser settle time, ms.
     pub settle_ms: u64,
+    /// Referee rule profile.
+    pub profile: Profile,
+    /// Without a clock, a move is committed once the board has stayed settled this long, ms
+    /// (`None`: only a clock press commits; `commit_ms = 0` in the file).
+    pub commit_ms: Option<u64>,
     /// The game to start with.
     pub setup: GameSetup,
 }
@@ -155,6 +164,24 @@ impl Config {
             Some(v @ 20..=5000) => v as u64,
             Some(v) => return Err(bad("settle_ms", v.to_string(), "use 20 to 5000 ms")),
         };
+        let profile = match raw.profile.as_deref() {
+            None => Profile::Cn2002,
+            Some(p) => p
+                .parse()
+                .map_err(|_| bad("profile", format!("{p:?}"), "use \"cn2002\" or \"cn1988\""))?,
+        };
+        let commit_ms = match raw.commit_ms {
+            None => Some(3_000),
+            Some(0) => None,
+            Some(v @ 200..=600_000) => Some(v as u64),
+            Some(v) => {
+                return Err(bad(
+                    "commit_ms",
+                    v.to_string(),
+                    "use 0 (the clock commits moves) or 200 to 600000 ms",
+                ))
+            }
+        };
         let size = match raw.game.size {
             None => 19,
             Some(v @ (9 | 13 | 19)) => v as u8,
@@ -170,23 +197,11 @@ impl Config {
             Some(h @ 2..=9) => h as u8,
             Some(h) => return Err(bad("game.handicap", h.to_string(), "use 0 to 9 stones")),
         };
-        let mut setup = GameSetup::even(size);
+        let mut setup = GameSetup::free_handicap(size, handicap);
         setup.info.komi = Some(komi);
         setup.info.black = raw.game.black;
         setup.info.white = raw.game.white;
         setup.info.event = raw.game.event;
-        if handicap >= 2 {
-            let points = handicap_points(size, handicap).ok_or_else(|| {
-                bad(
-                    "game.handicap",
-                    handicap.to_string(),
-                    "this board has no standard placement for that many stones",
-                )
-            })?;
-            setup.info.handicap = handicap;
-            setup.setup = points.into_iter().map(|p| (Color::Black, p)).collect();
-            setup.first_to_move = Color::White;
-        }
         if raw
             .serial
             .as_ref()
@@ -206,6 +221,8 @@ impl Config {
             return Err(bad("data_dir", "\"\"".into(), "name a directory"));
         }
         Ok(Config {
+            profile,
+            commit_ms,
             serial: raw.serial,
             http,
             data_dir: raw
@@ -224,6 +241,8 @@ fn unreachable_defaults() -> Config {
         http: SocketAddr::from(([0, 0, 0, 0], 8019)),
         data_dir: PathBuf::from(DEFAULT_DATA_DIR),
         settle_ms: 150,
+        profile: Profile::Cn2002,
+        commit_ms: Some(3_000),
         setup: GameSetup::even(19),
     }
 }
@@ -240,8 +259,9 @@ mod tests {
         assert_eq!(c.http.port(), 9000);
         assert_eq!(c.settle_ms, 200);
         assert_eq!(c.setup.size(), 9);
-        assert_eq!(c.setup.setup.len(), 3);
-        assert_eq!(c.setup.first_to_move, Color::White);
+        // Chinese rules: a free handicap, placed by Black anywhere
+        assert_eq!(c.setup.free_handicap, 3);
+        assert!(c.setup.setup.is_empty());
         assert_eq!(c.setup.info.black.as_deref(), Some("A"));
     }
 
@@ -273,6 +293,8 @@ mod tests {
             ("[game\nsize = 9", "t.toml", ""),
             ("serial = \"\"", "serial", "\"\""),
             ("data_dir = \"\"", "data_dir", "\"\""),
+            ("profile = \"fide\"", "profile", "fide"),
+            ("commit_ms = 50", "commit_ms", "50"),
         ];
         for (text, key, value) in cases {
             let e = Config::parse(text, Path::new("t.toml"))

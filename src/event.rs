@@ -112,6 +112,44 @@ pub enum EventKind {
         /// Boards before/after and the move number.
         evidence: Evidence,
     },
+    /// The last recorded move was taken back before it was committed: its stone was lifted
+    /// or moved (the same move being adjusted), or the referee ruled it out.
+    MoveUndone {
+        /// Its number.
+        number: u32,
+        /// Mover.
+        color: Color,
+        /// GTP point, or null for a pass.
+        point: Option<String>,
+    },
+    /// A recorded move was corrected by the referee: the main line now has this move here.
+    MoveCorrected {
+        /// Its number.
+        number: u32,
+        /// Mover.
+        color: Color,
+        /// GTP point, or null for a pass.
+        point: Option<String>,
+    },
+    /// The settled board can be explained in several ways: nothing is recorded until the
+    /// referee chooses (`candidates[i]` is one ordering of moves).
+    Ambiguous {
+        /// Each candidate: moves in order.
+        candidates: Vec<Vec<CandidateMove>>,
+    },
+    /// Free handicap placement is complete (Chinese rules: Black placed its stones, White
+    /// moves next).
+    HandicapPlaced {
+        /// The black stones, GTP.
+        points: Vec<String>,
+    },
+    /// A warning was given (R24.1: one stone at the count; R24.2: two lose).
+    Warning {
+        /// Warned side.
+        color: Color,
+        /// Warnings this side has now.
+        count: u32,
+    },
     /// A violation was closed.
     ViolationResolved {
         /// The violation's id.
@@ -152,6 +190,19 @@ pub enum EventKind {
         /// The SGF `RE` value.
         re: String,
     },
+}
+
+/// One move of an ambiguous explanation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CandidateMove {
+    /// Mover.
+    pub color: Color,
+    /// GTP point.
+    pub point: String,
+    /// A stone never seen on a settled board (placed and captured in between).
+    pub hidden: bool,
+    /// Played by the side not to move (R17.2).
+    pub out_of_turn: bool,
 }
 
 /// Game phase (DESIGN.md `phase` event).

@@ -11,6 +11,7 @@ use super::DemoArgs;
 use crate::daemon::{Daemon, DaemonConfig, DaemonError, Snapshot};
 use crate::event::{Event, EventKind};
 use crate::link::LinkConfig;
+use crate::referee::{Policy, RefereeConfig};
 use crate::rules::GameRecord;
 use crate::sensing::StabiliserConfig;
 use crate::session::{Command, SessionConfig};
@@ -82,6 +83,7 @@ pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
                 settle_ms: args.settle_ms,
                 ..StabiliserConfig::default()
             },
+            referee: referee_config(&args, &source),
             ..SessionConfig::default()
         },
         link: LinkConfig::default(),
@@ -208,6 +210,24 @@ pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
     })
 }
 
+/// The referee of the demo: the profile from the flag, else the script's header; the policy
+/// from the flag, else `accept` for a game record (the record is what happened) and `rules` for a
+/// board script.
+fn referee_config(args: &DemoArgs, source: &Source) -> RefereeConfig {
+    let script_profile = match source {
+        Source::Script(s) => s.profile.as_deref().and_then(|p| p.parse().ok()),
+        Source::Record(_) => None,
+    };
+    RefereeConfig {
+        profile: args.profile.or(script_profile).unwrap_or_default(),
+        policy: args.referee.unwrap_or(match source {
+            Source::Record(_) => Policy::AcceptAsPlayed,
+            Source::Script(_) => Policy::Rules,
+        }),
+        ..RefereeConfig::default()
+    }
+}
+
 /// Prints moves, violations and phase changes as they happen; when `stop` fires, prints
 /// what is left in the log and returns.
 async fn print_progress(
@@ -284,6 +304,24 @@ fn print_event(ev: &Event) {
             s
         }
         EventKind::Link { state, detail } => format!("      link {state:?}: {detail}"),
+        EventKind::MoveUndone { number, .. } => format!("{number:>4}  (taken back)"),
+        EventKind::MoveCorrected {
+            number,
+            color,
+            point,
+        } => format!(
+            "{number:>4}  {} {} (corrected)",
+            color.sgf_letter(),
+            point.as_deref().unwrap_or("pass")
+        ),
+        EventKind::Ambiguous { candidates } => format!(
+            "      ? {} explanations for the board: waiting for the referee",
+            candidates.len()
+        ),
+        EventKind::Warning { color, count } => {
+            format!("      ! warning for {} ({count})", color.as_str())
+        }
+        EventKind::HandicapPlaced { points } => format!("      handicap {}", points.join(" ")),
         EventKind::Result { re, .. } => format!("      result {re}"),
         _ => return,
     };

@@ -14,6 +14,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::referee::{Policy, Profile};
 use crate::sim::{NoiseModel, Speed};
 
 /// smartgoban: a real wooden Go board made smart — move inference, the Chinese rules'
@@ -97,6 +98,15 @@ pub struct DemoArgs {
     /// Stabiliser settle time, ms.
     #[arg(long, value_name = "MS", default_value_t = 150, value_parser = clap::value_parser!(u64).range(20..=5000))]
     pub settle_ms: u64,
+    /// Referee rules: cn2002 (default, or the script's `profile`) or cn1988.
+    #[arg(long, value_parser = parse_profile)]
+    pub profile: Option<Profile>,
+    /// What the referee does with violations: `rules` applies the sanctions (invalid moves
+    /// come off the board, warnings, losses); `accept` flags them and lets every act stand, as
+    /// a record of a finished game needs. Default: `accept` for a game record, `rules` for a
+    /// board script.
+    #[arg(long, value_name = "rules|accept", value_parser = parse_policy)]
+    pub referee: Option<Policy>,
     /// Print nothing but errors and the final summary.
     #[arg(long, short)]
     pub quiet: bool,
@@ -158,4 +168,16 @@ fn parse_noise(s: &str) -> Result<NoiseModel, String> {
 
 fn parse_speed(s: &str) -> Result<Speed, String> {
     s.parse()
+}
+
+fn parse_profile(s: &str) -> Result<Profile, String> {
+    s.parse()
+}
+
+fn parse_policy(s: &str) -> Result<Policy, String> {
+    match s {
+        "rules" => Ok(Policy::Rules),
+        "accept" => Ok(Policy::AcceptAsPlayed),
+        other => Err(format!("referee `{other}`: use rules or accept")),
+    }
 }

@@ -6,6 +6,7 @@ use super::RunArgs;
 use crate::config::{Config, ConfigError, DEFAULT_CONFIG};
 use crate::daemon::{Daemon, DaemonConfig, DaemonError};
 use crate::link::LinkConfig;
+use crate::referee::{Policy, RefereeConfig};
 use crate::sensing::StabiliserConfig;
 use crate::session::SessionConfig;
 
@@ -54,6 +55,11 @@ pub async fn run(args: RunArgs) -> Result<(), RunError> {
             stabiliser: StabiliserConfig {
                 settle_ms: config.settle_ms,
                 ..StabiliserConfig::default()
+            },
+            referee: RefereeConfig {
+                profile: config.profile,
+                policy: Policy::Rules,
+                commit_ms: config.commit_ms,
             },
             first_seq: seq_epoch(),
         },

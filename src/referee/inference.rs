@@ -1,15 +1,29 @@
-//! Move inference: which act explains a settled board (DESIGN.md `referee`).
+//! Move inference: which acts explain a settled board (DESIGN.md `referee`).
 //!
 //! A settled board is matched against the rules' successors of the record's position, never
-//! against raw scan differences: the candidate is the one new stone on the board, the rules
-//! core plays it, and the result must equal the board exactly — with the one allowance that
-//! captured stones may still lie on the board until their captor lifts them (R18.2).
+//! against raw scan differences. The candidates are the new stones on the board; the rules core
+//! plays them in every alternating order from the side to move and the result must equal the
+//! board exactly — with the one allowance that captured stones may still lie on the board until
+//! their captor lifts them (R18.2).
+//!
+//! * one ordering of alternating legal moves explains the board → those moves (a quick reply
+//!   before the board settled is two moves);
+//! * several orderings, or a stone of the side not to move that a hidden stone (a throw-in
+//!   placed and captured between two settled boards) could also explain → [`Verdict::Ambiguous`],
+//!   for the referee: never a silent guess;
+//! * one stone of the side not to move and nothing else could explain it → [`Verdict::OutOfTurn`]
+//!   (R17.2);
+//! * one stone the rules forbid there → [`Verdict::Illegal`] (R18.3/R20.1 ko, G5/R19);
+//! * anything else → [`Verdict::Unexplained`] with the exact difference.
 
 use crate::rules::{Board, Color, Game, Illegal, Point};
 use crate::sensing::StoneGrid;
 
 /// A captured stone that is still physically on the board, with its colour.
 pub type Pending = (Point, Color);
+
+/// Most new stones one settled board may explain (a quick exchange of two moves each).
+pub const MAX_NEW_STONES: usize = 4;
 
 /// The exact difference between the record's position and the board: what to do to the
 /// board to make it match (DESIGN.md `desync`).
@@ -58,23 +72,52 @@ pub struct CaptureTally {
     pub lifted: Vec<Point>,
 }
 
+/// One move of an explanation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Step {
+    /// Mover.
+    pub color: Color,
+    /// Where.
+    pub point: Point,
+    /// Opponent stones this move captures (G4).
+    pub captured: Vec<Point>,
+    /// A stone never seen on a settled board: placed and captured again in between (a
+    /// throw-in).
+    pub hidden: bool,
+}
+
+/// One way the board could have come about: moves in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Candidate {
+    /// The moves, first first.
+    pub steps: Vec<Step>,
+    /// `steps[0]` was played by the side not to move (R17.2).
+    pub out_of_turn: bool,
+}
+
 /// What explains a settled board.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Explanation {
+pub enum Verdict {
     /// The board shows the record's position (captured stones may still lie on it).
     Unchanged(CaptureTally),
-    /// One legal stone of `color` at `point` explains the board.
-    Move {
-        /// Mover (may be the side not to move: the caller flags R17.2).
-        color: Color,
-        /// Where.
-        point: Point,
-        /// The captures the rules make (G4).
-        captured: Vec<Point>,
-        /// Capture bookkeeping after the move.
+    /// Exactly one ordering of alternating legal moves from the side to move explains the
+    /// board.
+    Moves {
+        /// The moves, in order.
+        steps: Vec<Step>,
+        /// Capture bookkeeping after them.
         tally: CaptureTally,
     },
-    /// One stone explains the board, but the rules forbid it there (R18.3/R20.1 ko, R19/G5
+    /// One stone of the side not to move, and nothing else explains it (R17.2).
+    OutOfTurn {
+        /// The stone.
+        step: Step,
+        /// Capture bookkeeping after it.
+        tally: CaptureTally,
+    },
+    /// Several explanations: for the referee to choose.
+    Ambiguous(Vec<Candidate>),
+    /// One stone explains the board, but the rules forbid it there (R18.3/R20.1 ko, G5/R19
     /// forbidden point).
     Illegal {
         /// Offender.
@@ -90,83 +133,259 @@ pub enum Explanation {
 
 /// Explains `grid` from the record position in `game`, with `pending` captured stones that may
 /// still lie on the board.
-pub fn explain(game: &Game, pending: &[Pending], grid: &StoneGrid) -> Explanation {
+pub fn explain(game: &Game, pending: &[Pending], grid: &StoneGrid) -> Verdict {
     let board = game.board();
-    let size = board.size();
-    if grid.size() != size {
-        return Explanation::Unexplained(BoardDiff::between(board, &StoneGrid::empty(size)));
+    if grid.size() != board.size() {
+        return Verdict::Unexplained(BoardDiff::between(board, &StoneGrid::empty(board.size())));
     }
-    let mut added: Option<(Point, Color)> = None;
-    let mut added_count = 0usize;
-    for (point, sensed) in grid.iter() {
-        if let (None, Some(color)) = (board.get(point), sensed) {
-            if !pending.contains(&(point, color)) {
-                added_count += 1;
-                added = Some((point, color));
-            }
+    let unexplained = || Verdict::Unexplained(BoardDiff::between(board, grid));
+    let added: Vec<(Point, Color)> = grid
+        .iter()
+        .filter_map(|(p, sensed)| match (board.get(p), sensed) {
+            (None, Some(c)) if !pending.contains(&(p, c)) => Some((p, c)),
+            _ => None,
+        })
+        .collect();
+    if added.is_empty() {
+        return match tally(board, pending, &[], grid) {
+            Some(t) => Verdict::Unchanged(t),
+            None => unexplained(),
+        };
+    }
+    if added.len() > MAX_NEW_STONES {
+        return unexplained();
+    }
+    let mut search = Search {
+        game: game.clone(),
+        pending,
+        grid,
+        found: Vec::new(),
+    };
+    // Visible stones only, alternating from the side to move.
+    search.run(&added, &[], 0);
+    match search.found.len() {
+        1 => {
+            let (steps, tally) = search.found.pop().unwrap_or_default();
+            return Verdict::Moves { steps, tally };
         }
+        n if n > 1 => {
+            return Verdict::Ambiguous(
+                search
+                    .found
+                    .into_iter()
+                    .map(|(steps, _)| Candidate {
+                        steps,
+                        out_of_turn: false,
+                    })
+                    .collect(),
+            )
+        }
+        _ => {}
     }
-    match (added_count, added) {
-        (0, _) => match tally(board, pending, &[], grid) {
-            Some(t) => Explanation::Unchanged(t),
-            None => Explanation::Unexplained(BoardDiff::between(board, grid)),
-        },
-        (1, Some((point, color))) => explain_one_stone(game, pending, grid, color, point),
-        _ => Explanation::Unexplained(BoardDiff::between(board, grid)),
+    if let [(point, color)] = added[..] {
+        if color != game.to_move() {
+            return single_out_of_turn(game, pending, grid, point, color);
+        }
+        return single_illegal(game, pending, grid, point, color).unwrap_or_else(unexplained);
     }
+    unexplained()
 }
 
-fn explain_one_stone(
+/// One stone of the side not to move: a move out of turn (R17.2), unless a throw-in by the side
+/// to move, captured by this stone, explains it too — then the referee chooses.
+fn single_out_of_turn(
     game: &Game,
     pending: &[Pending],
     grid: &StoneGrid,
-    color: Color,
     point: Point,
-) -> Explanation {
+    color: Color,
+) -> Verdict {
+    let mut solo = game.clone();
+    let Ok(outcome) = solo.play(color, Some(point)) else {
+        return single_illegal(game, pending, grid, point, color)
+            .unwrap_or_else(|| Verdict::Unexplained(BoardDiff::between(game.board(), grid)));
+    };
+    let fresh: Vec<Pending> = outcome
+        .captured
+        .iter()
+        .map(|&p| (p, color.opposite()))
+        .collect();
+    let Some(solo_tally) = tally(solo.board(), pending, &fresh, grid) else {
+        return Verdict::Unexplained(BoardDiff::between(game.board(), grid));
+    };
+    let step = Step {
+        color,
+        point,
+        captured: outcome.captured,
+        hidden: false,
+    };
     let board = game.board();
-    let unexplained = || Explanation::Unexplained(BoardDiff::between(board, grid));
-    match game.preview(color, point) {
-        Ok(preview) => {
-            let fresh: Vec<Pending> = preview
-                .captured
-                .iter()
-                .map(|&p| (p, color.opposite()))
-                .collect();
-            match tally(&preview.board, pending, &fresh, grid) {
-                Some(t) => Explanation::Move {
-                    color,
-                    point,
-                    captured: preview.captured,
-                    tally: t,
-                },
-                None => unexplained(),
-            }
-        }
-        Err(illegal @ (Illegal::Ko(_) | Illegal::Suicide(_))) => {
-            // What the board shows after the forbidden stone: a ko retake with its capture
-            // (which may still lie on the board), a suicide stone simply lying there.
-            let mut after = board.clone();
-            let fresh: Vec<Pending> = match illegal {
-                Illegal::Ko(_) => match after.play(color, point) {
-                    Ok(captured) => captured.iter().map(|&p| (p, color.opposite())).collect(),
-                    Err(_) => return unexplained(),
-                },
-                _ => {
-                    after.put(point, Some(color));
-                    Vec::new()
-                }
-            };
-            match tally(&after, pending, &fresh, grid) {
-                Some(_) => Explanation::Illegal {
-                    color,
-                    point,
-                    illegal,
-                },
-                None => unexplained(),
-            }
-        }
-        Err(_) => unexplained(),
+    let hidden_spots: Vec<Point> = neighbours(point, board.size())
+        .filter(|&n| board.get(n).is_none() && grid.get(n).is_none())
+        .collect();
+    let mut search = Search {
+        game: game.clone(),
+        pending,
+        grid,
+        found: Vec::new(),
+    };
+    search.run(&[(point, color)], &hidden_spots, 1);
+    if search.found.is_empty() {
+        return Verdict::OutOfTurn {
+            step,
+            tally: solo_tally,
+        };
     }
+    let mut candidates: Vec<Candidate> = search
+        .found
+        .into_iter()
+        .map(|(steps, _)| Candidate {
+            steps,
+            out_of_turn: false,
+        })
+        .collect();
+    candidates.push(Candidate {
+        steps: vec![step],
+        out_of_turn: true,
+    });
+    Verdict::Ambiguous(candidates)
+}
+
+/// One stone the rules forbid where it lies: a ko retaken at once, or a forbidden point.
+fn single_illegal(
+    game: &Game,
+    pending: &[Pending],
+    grid: &StoneGrid,
+    point: Point,
+    color: Color,
+) -> Option<Verdict> {
+    let illegal = match game.preview(color, point) {
+        Err(i @ (Illegal::Ko(_) | Illegal::Suicide(_))) => i,
+        _ => return None,
+    };
+    // What the board shows after the forbidden stone: a ko retake with its capture (which
+    // may still lie on the board), a suicide stone simply lying there.
+    let mut after = game.board().clone();
+    let fresh: Vec<Pending> = match illegal {
+        Illegal::Ko(_) => after
+            .play(color, point)
+            .ok()?
+            .iter()
+            .map(|&p| (p, color.opposite()))
+            .collect(),
+        _ => {
+            after.put(point, Some(color));
+            Vec::new()
+        }
+    };
+    tally(&after, pending, &fresh, grid).map(|_| Verdict::Illegal {
+        color,
+        point,
+        illegal,
+    })
+}
+
+/// Depth-first search over alternating move orders.
+struct Search<'a> {
+    game: Game,
+    pending: &'a [Pending],
+    grid: &'a StoneGrid,
+    found: Vec<(Vec<Step>, CaptureTally)>,
+}
+
+impl Search<'_> {
+    /// Tries every order of `remaining` stones (and at most `hidden` throw-ins on
+    /// `hidden_spots`), alternating from the side to move; records each that ends on the board.
+    fn run(&mut self, remaining: &[(Point, Color)], hidden_spots: &[Point], hidden: usize) {
+        let mut steps = Vec::new();
+        let mut fresh = Vec::new();
+        let mut left = remaining.to_vec();
+        self.dfs(&mut left, hidden_spots, hidden, &mut steps, &mut fresh);
+    }
+
+    fn dfs(
+        &mut self,
+        left: &mut Vec<(Point, Color)>,
+        hidden_spots: &[Point],
+        hidden: usize,
+        steps: &mut Vec<Step>,
+        fresh: &mut Vec<Pending>,
+    ) {
+        if self.found.len() > 8 {
+            return; // plenty to call it ambiguous
+        }
+        if left.is_empty() {
+            if let Some(t) = tally(self.game.board(), self.pending, fresh, self.grid) {
+                self.found.push((steps.clone(), t));
+            }
+            return;
+        }
+        let mover = self.game.to_move();
+        for i in 0..left.len() {
+            let (point, color) = left[i];
+            if color != mover {
+                continue;
+            }
+            left.swap_remove(i);
+            self.try_step(
+                point,
+                mover,
+                false,
+                left,
+                hidden_spots,
+                hidden,
+                steps,
+                fresh,
+            );
+            left.push((point, color));
+            let last = left.len() - 1;
+            left.swap(i, last);
+        }
+        if hidden > 0 {
+            for &h in hidden_spots {
+                if self.game.board().get(h).is_none() {
+                    self.try_step(h, mover, true, left, hidden_spots, hidden - 1, steps, fresh);
+                }
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn try_step(
+        &mut self,
+        point: Point,
+        color: Color,
+        is_hidden: bool,
+        left: &mut Vec<(Point, Color)>,
+        hidden_spots: &[Point],
+        hidden: usize,
+        steps: &mut Vec<Step>,
+        fresh: &mut Vec<Pending>,
+    ) {
+        let Ok(outcome) = self.game.play(color, Some(point)) else {
+            return;
+        };
+        let fresh_len = fresh.len();
+        fresh.extend(outcome.captured.iter().map(|&p| (p, color.opposite())));
+        steps.push(Step {
+            color,
+            point,
+            captured: outcome.captured,
+            hidden: is_hidden,
+        });
+        self.dfs(left, hidden_spots, hidden, steps, fresh);
+        steps.pop();
+        fresh.truncate(fresh_len);
+        self.game.undo();
+    }
+}
+
+fn neighbours(p: Point, size: u8) -> impl Iterator<Item = Point> {
+    let (x, y) = (i16::from(p.x), i16::from(p.y));
+    [(x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)]
+        .into_iter()
+        .filter(move |&(a, b)| a >= 0 && b >= 0 && a < i16::from(size) && b < i16::from(size))
+        .map(|(a, b)| Point::new(a as u8, b as u8))
 }
 
 /// Checks that `grid` shows exactly `after`, allowing `pending` and `fresh` captured stones
@@ -212,21 +431,30 @@ mod tests {
         Point::from_gtp(s, 9).unwrap()
     }
 
-    /// A game on 9×9 after the given alternating moves from Black.
-    fn game(moves: &[&str]) -> Game {
-        let mut g = Game::new(9).unwrap();
+    fn p19(s: &str) -> Point {
+        Point::from_gtp(s, 19).unwrap()
+    }
+
+    /// A game after the given alternating moves from Black.
+    fn game_n(size: u8, moves: &[&str]) -> Game {
+        let mut g = Game::new(size).unwrap();
         let mut c = Color::Black;
         for m in moves {
-            g.play(c, Some(p(m))).unwrap();
+            g.play(c, Some(Point::from_gtp(m, size).unwrap())).unwrap();
             c = c.opposite();
         }
         g
     }
 
+    fn game(moves: &[&str]) -> Game {
+        game_n(9, moves)
+    }
+
     fn grid(g: &Game, edits: &[(&str, Option<Color>)]) -> StoneGrid {
+        let size = g.board().size();
         let mut grid = StoneGrid::from_board(g.board());
         for &(pt, c) in edits {
-            grid.set(p(pt), c);
+            grid.set(Point::from_gtp(pt, size).unwrap(), c);
         }
         grid
     }
@@ -234,29 +462,100 @@ mod tests {
     const B: Option<Color> = Some(Color::Black);
     const W: Option<Color> = Some(Color::White);
 
+    fn moves_of(v: &Verdict) -> Vec<(Color, Point)> {
+        match v {
+            Verdict::Moves { steps, .. } => steps.iter().map(|s| (s.color, s.point)).collect(),
+            other => panic!("not moves: {other:?}"),
+        }
+    }
+
     #[test]
     fn the_record_position_is_unchanged() {
         let g = game(&["E5", "C3"]);
         assert_eq!(
             explain(&g, &[], &grid(&g, &[])),
-            Explanation::Unchanged(CaptureTally::default())
+            Verdict::Unchanged(CaptureTally::default())
         );
     }
 
     #[test]
-    fn one_new_stone_is_a_move_even_out_of_turn() {
+    fn one_new_stone_of_the_side_to_move_is_a_move() {
         let g = game(&["E5"]);
-        match explain(&g, &[], &grid(&g, &[("G7", W)])) {
-            Explanation::Move { color, point, .. } => {
-                assert_eq!((color, point), (Color::White, p("G7")))
+        assert_eq!(
+            moves_of(&explain(&g, &[], &grid(&g, &[("G7", W)]))),
+            [(Color::White, p("G7"))]
+        );
+    }
+
+    #[test]
+    fn a_stone_of_the_side_not_to_move_is_out_of_turn() {
+        let g = game(&["E5"]);
+        match explain(&g, &[], &grid(&g, &[("G7", B)])) {
+            Verdict::OutOfTurn { step, .. } => {
+                assert_eq!((step.color, step.point), (Color::Black, p("G7")))
             }
             other => panic!("{other:?}"),
         }
-        // Black again: explained as a black move; the referee flags R17.2.
-        match explain(&g, &[], &grid(&g, &[("G7", B)])) {
-            Explanation::Move { color, .. } => assert_eq!(color, Color::Black),
+    }
+
+    #[test]
+    fn two_moves_between_settled_boards_in_the_one_possible_order() {
+        // 9×9 after B E5: the next settled board adds W C3 and B G7.
+        let g = game(&["E5"]);
+        assert_eq!(
+            moves_of(&explain(&g, &[], &grid(&g, &[("C3", W), ("G7", B)]))),
+            [(Color::White, p("C3")), (Color::Black, p("G7"))]
+        );
+    }
+
+    #[test]
+    fn a_capture_inside_a_two_move_sequence() {
+        // black A1, white B1, White to move: the board shows W A2, A1 gone, and B K10.
+        let mut g = Game::new(19).unwrap();
+        g.play(Color::Black, Some(p19("A1"))).unwrap();
+        g.play(Color::White, Some(p19("B1"))).unwrap();
+        g.play(Color::Black, Some(p19("R16"))).unwrap();
+        let b = grid(&g, &[("A2", W), ("A1", None), ("K10", B)]);
+        let v = explain(&g, &[], &b);
+        assert_eq!(
+            moves_of(&v),
+            [(Color::White, p19("A2")), (Color::Black, p19("K10"))]
+        );
+        if let Verdict::Moves { steps, .. } = v {
+            assert_eq!(steps[0].captured, vec![p19("A1")]);
+        }
+    }
+
+    #[test]
+    fn a_stone_that_a_hidden_throw_in_could_explain_is_ambiguous() {
+        // black A2, B2, C1; White to move; the board shows only a new black A1: a white
+        // throw-in at B1 captured by A1, or Black playing out of turn.
+        let mut g = Game::new(9).unwrap();
+        for m in ["A2", "B2", "C1"] {
+            g.play(Color::Black, Some(p(m))).unwrap();
+            g.pass(Color::White);
+        }
+        assert_eq!(g.to_move(), Color::Black);
+        g.pass(Color::Black);
+        assert_eq!(g.to_move(), Color::White);
+        match explain(&g, &[], &grid(&g, &[("A1", B)])) {
+            Verdict::Ambiguous(c) => {
+                assert_eq!(c.len(), 2, "{c:?}");
+                assert!(c.iter().any(|c| c.steps.len() == 2
+                    && c.steps[0].hidden
+                    && c.steps[0].point == p("B1")
+                    && c.steps[1].point == p("A1")));
+                assert!(c.iter().any(|c| c.out_of_turn && c.steps.len() == 1));
+            }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn four_non_interacting_stones_have_several_orders_and_are_ambiguous() {
+        let g = game(&["E5"]);
+        let b = grid(&g, &[("A1", W), ("A9", B), ("J1", W), ("J9", B)]);
+        assert!(matches!(explain(&g, &[], &b), Verdict::Ambiguous(_)));
     }
 
     #[test]
@@ -265,21 +564,16 @@ mod tests {
         let g = game(&["B3", "C3", "C4", "G7", "D3", "G6"]);
         let lifted = grid(&g, &[("C2", B), ("C3", None)]);
         match explain(&g, &[], &lifted) {
-            Explanation::Move {
-                point,
-                captured,
-                tally,
-                ..
-            } => {
-                assert_eq!(point, p("C2"));
-                assert_eq!(captured, vec![p("C3")]);
+            Verdict::Moves { steps, tally } => {
+                assert_eq!(steps[0].point, p("C2"));
+                assert_eq!(steps[0].captured, vec![p("C3")]);
                 assert!(tally.still_pending.is_empty());
             }
             other => panic!("{other:?}"),
         }
         let pending = grid(&g, &[("C2", B)]);
         match explain(&g, &[], &pending) {
-            Explanation::Move { tally, .. } => {
+            Verdict::Moves { tally, .. } => {
                 assert_eq!(tally.still_pending, vec![(p("C3"), Color::White)]);
             }
             other => panic!("{other:?}"),
@@ -290,14 +584,14 @@ mod tests {
         let still = [(p("C3"), Color::White)];
         assert_eq!(
             explain(&after, &still, &pending),
-            Explanation::Unchanged(CaptureTally {
+            Verdict::Unchanged(CaptureTally {
                 still_pending: still.to_vec(),
                 lifted: vec![]
             })
         );
         assert_eq!(
             explain(&after, &still, &lifted),
-            Explanation::Unchanged(CaptureTally {
+            Verdict::Unchanged(CaptureTally {
                 still_pending: vec![],
                 lifted: vec![p("C3")]
             })
@@ -305,40 +599,25 @@ mod tests {
     }
 
     #[test]
-    fn stones_that_vanish_or_appear_in_pairs_are_a_desync_with_the_exact_difference() {
+    fn stones_that_vanish_or_change_colour_are_unexplained_with_the_exact_difference() {
         let g = game(&["E5", "C3"]);
-        let missing = grid(&g, &[("E5", None)]);
         assert_eq!(
-            explain(&g, &[], &missing),
-            Explanation::Unexplained(BoardDiff {
+            explain(&g, &[], &grid(&g, &[("E5", None)])),
+            Verdict::Unexplained(BoardDiff {
                 restore: vec![(p("E5"), Color::Black)],
                 remove: vec![]
             })
         );
-        let two = grid(&g, &[("A1", B), ("J9", W)]);
-        match explain(&g, &[], &two) {
-            Explanation::Unexplained(d) => {
-                assert_eq!(d.remove, vec![p("J9"), p("A1")]);
-                assert!(d.restore.is_empty());
-            }
-            other => panic!("{other:?}"),
-        }
-        // a stone that changed colour: put the right one back
-        let swapped = grid(&g, &[("C3", B)]);
         assert_eq!(
-            explain(&g, &[], &swapped),
-            Explanation::Unexplained(BoardDiff {
+            explain(&g, &[], &grid(&g, &[("C3", B)])),
+            Verdict::Unexplained(BoardDiff {
                 restore: vec![(p("C3"), Color::White)],
                 remove: vec![]
             })
         );
-    }
-
-    #[test]
-    fn a_move_that_also_lifts_a_stone_with_liberties_is_not_a_move() {
-        let g = game(&["E5", "C3"]);
+        // a move that also lifts a stone with liberties is not a move
         let b = grid(&g, &[("G7", B), ("C3", None)]);
-        assert!(matches!(explain(&g, &[], &b), Explanation::Unexplained(_)));
+        assert!(matches!(explain(&g, &[], &b), Verdict::Unexplained(_)));
     }
 
     #[test]
@@ -349,7 +628,7 @@ mod tests {
         let retake = grid(&g0, &[("E5", W), ("F5", None)]);
         assert_eq!(
             explain(&g0, &[], &retake),
-            Explanation::Illegal {
+            Verdict::Illegal {
                 color: Color::White,
                 point: p("E5"),
                 illegal: Illegal::Ko(p("E5"))
@@ -359,7 +638,7 @@ mod tests {
         let g1 = game(&["A2", "E5", "B1"]);
         assert_eq!(
             explain(&g1, &[], &grid(&g1, &[("A1", W)])),
-            Explanation::Illegal {
+            Verdict::Illegal {
                 color: Color::White,
                 point: p("A1"),
                 illegal: Illegal::Suicide(p("A1"))

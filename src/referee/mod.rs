@@ -1,51 +1,87 @@
 //! The referee: settled boards, button presses and commands in; moves, captures and
-//! violations out (DESIGN.md `referee`, RULES.md R17–R21).
+//! violations out (DESIGN.md `referee`, RULES.md R17–R24).
 //!
 //! The [`Referee`] keeps the game record and the rules state ([`Game`]) and matches every
 //! settled board against the rules' successors of the record's position ([`inference`]). What
-//! no legal move explains is never guessed: the game enters `desync` with the exact difference
-//! to restore, and leaves it when the board matches again.
+//! the board shows is judged in this order:
 //!
-//! Acts that break a rule but that a physical board can show are recorded as they happened and
-//! flagged with evidence: a second move in a row (R17.2) and a whole-board repetition
-//! (R20.2–20.3) stand until the referee rules (`penalty: referee`); a stone on a forbidden point
-//! (R19) or an immediate ko retake (R18.3) is invalid and counts as a pass, and the board must
-//! be put back.
+//! 1. explained by legal moves (one, or several in the one possible order), by a stone out of
+//!    turn (R17.2), or by a forbidden stone (R18.3, R19); several explanations are held as
+//!    `ambiguous` for the referee;
+//! 2. the last move, not yet committed, was lifted or moved: the same move being adjusted;
+//! 3. a point whose stone changed colour: a sensor anomaly (or a stacked stone, which a clock
+//!    press turns into `occupied_point`), set aside while the rest is explained;
+//! 4. a committed stone lifted or moved (`takeback` R17.3, `moved_stone` R17.5), opponent stones
+//!    with liberties lifted (`wrong_capture` R18.1), many stones off their points
+//!    (`board_disturbed` R17.6) — each flagged once, with what to put back, while the moves
+//!    made meanwhile are still recorded;
+//! 5. anything else: `desync`, with the exact difference to restore.
+//!
+//! A move is **committed** when its player presses the clock, when the opponent moves, or —
+//! without a clock — when the board has stayed settled for [`RefereeConfig::commit_ms`];
+//! changes before that adjust the move, changes after it are takebacks or moved stones.
+//! Sanctions follow the [`Profile`] (cn2002 R-clauses, cn1988 O-clauses) unless the
+//! [`Policy`] accepts every act as played (replays of recorded games).
 
+pub mod command;
 pub mod inference;
+pub mod profile;
 pub mod result;
 pub mod setup;
 pub mod violation;
 
 use std::collections::VecDeque;
 
-use crate::event::{EventKind, Evidence, Phase, PointColor};
+use crate::event::{CandidateMove, EventKind, Evidence, Phase, PointColor};
 pub use crate::rules::ViolationCode;
 use crate::rules::{Color, Game, GameRecord, Illegal, Point, RecordedMove};
 use crate::sensing::StoneGrid;
-pub use inference::{explain, BoardDiff, CaptureTally, Explanation, Pending};
+pub use command::{Adjudication, CommandError, Ruling, SealedMove};
+pub use inference::{explain, BoardDiff, Candidate, CaptureTally, Pending, Step, Verdict};
+pub use profile::{Penalty, Policy, Profile, Sanction};
 pub use setup::GameSetup;
-pub use violation::Penalty;
+pub use violation::Violation;
 
-/// A violation as the referee keeps it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Violation {
-    /// Unique within the game, from 1.
-    pub id: u32,
-    /// What rule.
-    pub code: ViolationCode,
-    /// Offender.
-    pub color: Color,
-    /// Points concerned.
-    pub points: Vec<Point>,
-    /// What the rules do about it.
-    pub penalty: Penalty,
-    /// Move number (moves and passes in the record) when it was seen.
-    pub move_number: u32,
-    /// Explanation for people.
-    pub detail: String,
-    /// Still waiting for the board to be fixed or for the referee.
-    pub open: bool,
+/// Referee settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RefereeConfig {
+    /// Rule profile (default cn2002).
+    pub profile: Profile,
+    /// Apply the sanctions, or accept every act as played.
+    pub policy: Policy,
+    /// Without a clock, a move is committed once the board has stayed settled this long after
+    /// it, ms of board time; `None`: only a clock press (or the opponent's move) commits.
+    pub commit_ms: Option<u64>,
+}
+
+impl Default for RefereeConfig {
+    fn default() -> Self {
+        RefereeConfig {
+            profile: Profile::Cn2002,
+            policy: Policy::Rules,
+            commit_ms: Some(3_000),
+        }
+    }
+}
+
+/// A settled board with the time each point's reading last changed (for R17.4).
+#[derive(Clone, Copy, Debug)]
+pub struct Observation<'a> {
+    /// The stones.
+    pub grid: &'a StoneGrid,
+    /// Board time of the settle, ms.
+    pub at_ms: u64,
+    /// Per point (dense index): board time its reading last changed, ms.
+    pub changed_at: &'a [u64],
+}
+
+impl Observation<'_> {
+    fn changed(&self, p: Point) -> u64 {
+        self.changed_at
+            .get(p.index(self.grid.size()))
+            .copied()
+            .unwrap_or(self.at_ms)
+    }
 }
 
 /// The end of a game.
@@ -53,7 +89,7 @@ pub struct Violation {
 pub struct GameResult {
     /// Winner, `None` for a draw or no result.
     pub winner: Option<Color>,
-    /// `resignation`, `referee`, … (DESIGN.md `result.reason`).
+    /// `resignation`, `referee`, `two_warnings`, … (DESIGN.md `result.reason`).
     pub reason: &'static str,
     /// SGF `RE` value.
     pub re: String,
@@ -70,26 +106,74 @@ pub enum SetupError {
     Stone(String),
 }
 
-/// The referee state machine. Feed it settled boards ([`Referee::on_board`]), presses and
-/// commands; take events with [`Referee::poll_event`].
+/// What the referee knows of the last recorded move beyond the record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct LastMove {
+    color: Color,
+    point: Option<Point>,
+    /// Board time its stone appeared (or the pass was pressed), ms.
+    placed_at: u64,
+    /// Board time it was recorded, ms.
+    recorded_at: u64,
+    /// Captured stones on the board before it.
+    pending_before: Vec<Pending>,
+    committed: bool,
+    pressed: bool,
+}
+
+/// An explanation waiting for the referee's choice.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Ambiguity {
+    candidates: Vec<Candidate>,
+    grid: StoneGrid,
+}
+
+/// The referee state machine. Feed it settled boards ([`Referee::on_board`]), scan times
+/// ([`Referee::on_tick`]), presses and commands; take events with [`Referee::poll_event`].
 #[derive(Clone, Debug)]
 pub struct Referee {
+    config: RefereeConfig,
     game: Game,
     record: GameRecord,
     phase: Phase,
-    /// Phase to go back to after a desync.
+    /// Phase to go back to after a desync or a pause.
     resume_phase: Phase,
     pending: Vec<Pending>,
+    /// Who captured the pending stones.
+    pending_owner: Option<Color>,
     guidance: BoardDiff,
+    anomalies: Vec<Point>,
     violations: Vec<Violation>,
+    warnings: [u32; 2],
     result: Option<GameResult>,
+    last: Option<LastMove>,
+    ambiguous: Option<Ambiguity>,
+    /// Free handicap stones still to place (Chinese rules: Black places them anywhere).
+    handicap_left: u8,
+    handicap_total: u8,
+    sealed: Option<SealedMove>,
+    now_ms: u64,
+    last_grid: Option<StoneGrid>,
     events: VecDeque<EventKind>,
+    stats: RefereeStats,
+}
+
+/// Diagnostic counters of the referee.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RefereeStats {
+    /// Settled boards with a stone of the wrong colour on a recorded point, set aside as a
+    /// sensor anomaly.
+    pub anomalies: u64,
+    /// Clock presses by the side not to press, ignored.
+    pub ignored_presses: u64,
+    /// Passes by the side not to move, ignored (under the rules policy).
+    pub ignored_passes: u64,
 }
 
 impl Referee {
     /// A referee for a new game, in the `setup` phase until the board shows the starting
-    /// position.
-    pub fn new(setup: &GameSetup) -> Result<Referee, SetupError> {
+    /// position (or, with free handicap, until Black has placed its stones).
+    pub fn new(setup: &GameSetup, config: RefereeConfig) -> Result<Referee, SetupError> {
         let size = setup.size();
         let game = Game::with_setup(size, &setup.setup, setup.first_to_move).map_err(|_| {
             if !(2..=19).contains(&size) {
@@ -111,15 +195,27 @@ impl Referee {
             moves: Vec::new(),
         };
         let mut referee = Referee {
+            config,
             game,
             record,
             phase: Phase::Setup,
             resume_phase: Phase::Play,
             pending: Vec::new(),
+            pending_owner: None,
             guidance: BoardDiff::default(),
+            anomalies: Vec::new(),
             violations: Vec::new(),
+            warnings: [0, 0],
             result: None,
+            last: None,
+            ambiguous: None,
+            handicap_left: setup.free_handicap,
+            handicap_total: setup.free_handicap,
+            sealed: None,
+            now_ms: 0,
+            last_grid: None,
             events: VecDeque::new(),
+            stats: RefereeStats::default(),
         };
         let setup_points = setup
             .setup
@@ -134,7 +230,7 @@ impl Referee {
             black: setup.info.black.clone(),
             white: setup.info.white.clone(),
             komi: setup.info.komi,
-            handicap: setup.info.handicap,
+            handicap: setup.info.handicap.max(setup.free_handicap),
             setup: setup_points,
             first_to_move: setup.first_to_move,
         });
@@ -142,6 +238,8 @@ impl Referee {
         referee.push_phase();
         Ok(referee)
     }
+
+    // ---- read side -------------------------------------------------------------------
 
     /// The rules state of the record.
     pub fn game(&self) -> &Game {
@@ -163,9 +261,14 @@ impl Referee {
         &self.pending
     }
 
-    /// In `setup` and `desync`: what to change on the board to match the record.
+    /// What to change on the board to match the record (setup, desync, board violations).
     pub fn guidance(&self) -> &BoardDiff {
         &self.guidance
+    }
+
+    /// Points whose sensors read a colour the record cannot explain (set aside).
+    pub fn anomalies(&self) -> &[Point] {
+        &self.anomalies
     }
 
     /// All violations of the game, open or not.
@@ -173,9 +276,39 @@ impl Referee {
         &self.violations
     }
 
+    /// Warnings per side, `[black, white]` (R24).
+    pub fn warnings(&self) -> [u32; 2] {
+        self.warnings
+    }
+
     /// The result, once the game is over.
     pub fn result(&self) -> Option<&GameResult> {
         self.result.as_ref()
+    }
+
+    /// Explanations waiting for the referee's choice.
+    pub fn ambiguity(&self) -> Option<&[Candidate]> {
+        self.ambiguous.as_ref().map(|a| a.candidates.as_slice())
+    }
+
+    /// Free handicap stones Black still has to place.
+    pub fn handicap_left(&self) -> u8 {
+        self.handicap_left
+    }
+
+    /// Settings.
+    pub fn config(&self) -> RefereeConfig {
+        self.config
+    }
+
+    /// Diagnostic counters.
+    pub fn stats(&self) -> RefereeStats {
+        self.stats
+    }
+
+    /// Whether the last recorded move is committed.
+    pub fn last_move_committed(&self) -> bool {
+        self.last.as_ref().is_none_or(|l| l.committed)
     }
 
     /// Next event, oldest first.
@@ -191,135 +324,740 @@ impl Referee {
         p.to_gtp(self.size())
     }
 
-    /// A newly settled board that differs from the previous one.
-    pub fn on_board(&mut self, grid: &StoneGrid) {
-        if self.phase == Phase::Finished {
-            return; // R21.3: once the game is over, nothing on the board changes the record.
+    // ---- time ---------------------------------------------------------------------------
+
+    /// Board time advanced to `now_ms` with the board `settled` or not: commits the last move
+    /// once the board has stayed settled for [`RefereeConfig::commit_ms`].
+    pub fn on_tick(&mut self, now_ms: u64, settled: bool) {
+        self.now_ms = self.now_ms.max(now_ms);
+        let Some(commit_ms) = self.config.commit_ms else {
+            return;
+        };
+        if let Some(last) = &mut self.last {
+            if settled && !last.committed && now_ms.saturating_sub(last.recorded_at) >= commit_ms {
+                last.committed = true;
+            }
         }
-        match explain(&self.game, &self.pending, grid) {
-            Explanation::Unchanged(tally) => {
-                self.apply_tally(tally, &[]);
-                self.leave_desync();
-            }
-            Explanation::Move {
+    }
+
+    // ---- the board ------------------------------------------------------------------------
+
+    /// A newly settled board that differs from the previous one.
+    pub fn on_board(&mut self, obs: Observation<'_>) {
+        self.now_ms = self.now_ms.max(obs.at_ms);
+        self.last_grid = Some(obs.grid.clone());
+        let phase = self.phase;
+        match phase {
+            // R21.3: once the game is over nothing on the board changes the record. While
+            // paused, the board is judged on resumption.
+            Phase::Finished | Phase::Paused => return,
+            Phase::Scoring if self.scoring_board(obs) => return,
+            _ => {}
+        }
+        if self.handicap_left > 0 && self.place_handicap(obs.grid) {
+            return;
+        }
+        let verdict = explain(&self.game, &self.pending, obs.grid);
+        if self.apply_verdict(verdict, obs, &[]) {
+            self.ambiguous = None;
+            self.anomalies.clear();
+            return;
+        }
+        // Unexplained as it stands: the adjusted last move, sensor anomalies, board violations.
+        if self.adjust_last_move(obs) || self.set_aside_anomalies(obs) || self.board_violation(obs)
+        {
+            return;
+        }
+        self.anomalies.clear();
+        let diff = BoardDiff::between(self.game.board(), obs.grid);
+        if diff.len() >= DISTURBED && !self.has_open(ViolationCode::BoardDisturbed) {
+            let color = self.last.as_ref().map_or(self.game.to_move(), |l| l.color);
+            let points = diff
+                .restore
+                .iter()
+                .map(|&(p, _)| p)
+                .chain(diff.remove.iter().copied())
+                .collect();
+            self.flag(
+                ViolationCode::BoardDisturbed,
                 color,
-                point,
-                captured,
-                tally,
-            } => {
-                self.leave_desync();
-                let before = self.game.board().rows();
-                let Ok(outcome) = self.game.play(color, Some(point)) else {
-                    // explain() previewed this exact move; keep the board as a desync rather
-                    // than panic if the rules disagree.
-                    self.enter_desync(BoardDiff::between(self.game.board(), grid));
-                    return;
-                };
-                self.record.moves.push(RecordedMove {
-                    color,
-                    point: Some(point),
-                    comment: None,
-                    time_left_ms: None,
-                    periods_left: None,
-                });
-                let number = outcome.number;
-                self.events.push_back(EventKind::Move {
-                    color,
-                    point: self.gtp(point),
-                    sgf: point.to_sgf(),
-                    number,
-                    captured: captured.iter().map(|&p| self.gtp(p)).collect(),
-                });
-                if outcome.out_of_turn {
-                    self.flag(
-                        ViolationCode::TwoMovesInARow,
-                        color,
-                        vec![point],
-                        Penalty::Referee,
-                        format!(
-                            "{} played twice in a row without a pass from {}",
-                            color.as_str(),
-                            color.opposite().as_str()
-                        ),
-                        before.clone(),
-                        grid.rows(),
-                    );
-                }
-                if let Some(earlier) = outcome.repeats {
-                    self.flag(
-                        ViolationCode::SuperkoCycle,
-                        color,
-                        vec![point],
-                        Penalty::Referee,
-                        format!("the whole-board position after move {earlier} is repeated"),
-                        before,
-                        grid.rows(),
-                    );
-                }
-                self.apply_tally(tally, &captured);
-                if self.phase == Phase::Scoring {
-                    self.phase = Phase::Play; // R21.4: play resumes
-                    self.resume_phase = Phase::Play;
-                    self.push_phase();
-                }
+                points,
+                format!(
+                    "{} stones are off their points at once: rebuild the position from the record",
+                    diff.len()
+                ),
+                obs.grid,
+                true,
+            );
+        }
+        self.enter_desync(diff);
+    }
+
+    /// Applies a verdict. `masked` are points the board shows differently but that are set
+    /// aside (anomalies, violations already flagged). Returns false for `Unexplained`.
+    fn apply_verdict(&mut self, verdict: Verdict, obs: Observation<'_>, masked: &[Point]) -> bool {
+        match verdict {
+            Verdict::Unexplained(_) => false,
+            Verdict::Unchanged(tally) => {
+                self.apply_tally(tally, &[]);
+                self.after_board_matches(masked);
+                true
             }
-            Explanation::Illegal {
+            Verdict::Moves { steps, tally } => {
+                self.after_board_matches(masked);
+                self.record_steps(&steps, obs);
+                let fresh: Vec<Point> = steps.iter().flat_map(|s| s.captured.clone()).collect();
+                self.apply_tally(tally, &fresh);
+                true
+            }
+            Verdict::OutOfTurn { step, tally } => {
+                self.out_of_turn(step, tally, obs);
+                true
+            }
+            Verdict::Ambiguous(candidates) => {
+                // Accepting the board as played takes it at face value: the stone out of turn
+                // rather than a throw-in nobody saw.
+                let face_value = (self.config.policy == Policy::AcceptAsPlayed)
+                    .then(|| {
+                        candidates
+                            .iter()
+                            .find(|c| c.out_of_turn && c.steps.len() == 1)
+                            .cloned()
+                    })
+                    .flatten();
+                match face_value {
+                    Some(c) => {
+                        let step = c.steps[0].clone();
+                        let tally = self.tally_after(&step, obs.grid);
+                        match tally {
+                            Some(t) => self.out_of_turn(step, t, obs),
+                            None => self.hold_ambiguous(candidates, obs.grid),
+                        }
+                    }
+                    None => self.hold_ambiguous(candidates, obs.grid),
+                }
+                true
+            }
+            Verdict::Illegal {
                 color,
                 point,
                 illegal,
             } => {
-                let before = self.game.board().rows();
-                let (code, why) = match illegal {
-                    Illegal::Ko(_) => (
-                        ViolationCode::KoRecapture,
-                        "retakes the ko at once (R20.1); the move is invalid and counts as a pass",
-                    ),
-                    _ => (
-                        ViolationCode::ForbiddenPoint,
-                        "is a forbidden point (G5); the move is invalid and counts as a pass",
-                    ),
-                };
-                let detail = format!("{} {} {}", color.as_str(), self.gtp(point), why);
-                self.record_pass(color);
-                self.flag(
-                    code,
-                    color,
-                    vec![point],
-                    Penalty::MoveInvalid,
-                    detail,
-                    before,
-                    grid.rows(),
-                );
-                self.enter_desync(BoardDiff::between(self.game.board(), grid));
+                self.illegal_stone(color, point, illegal, obs);
+                true
             }
-            Explanation::Unexplained(diff) => self.enter_desync(diff),
         }
     }
 
-    /// A pass (G2: an explicit act, never inferred from silence). A pass by the side not to
-    /// move is recorded and flagged (R17.2). Two passes in a row enter scoring (R21.1).
-    pub fn on_pass(&mut self, color: Color) {
-        if self.phase == Phase::Finished {
+    /// The board matches the record (apart from `masked` points): close what the board had to
+    /// fix, leave setup/desync.
+    fn after_board_matches(&mut self, masked: &[Point]) {
+        if masked.is_empty() {
+            self.close_board_violations();
+            self.guidance = BoardDiff::default();
+            self.leave_desync();
+        }
+    }
+
+    /// Records moves explained from the board.
+    fn record_steps(&mut self, steps: &[Step], obs: Observation<'_>) {
+        self.ambiguous = None;
+        // A move by the opponent of the captor while captured stones still lie on the board:
+        // the captor missed them (R18.2).
+        if let (Some(owner), Some(first)) = (self.pending_owner, steps.first()) {
+            if first.color != owner
+                && !self.pending.is_empty()
+                && !self.has_open(ViolationCode::MissedCapture)
+            {
+                let points = self.pending.iter().map(|&(p, _)| p).collect();
+                self.flag(
+                    ViolationCode::MissedCapture,
+                    owner,
+                    points,
+                    format!(
+                        "{} moved while stones captured by {} were still on the board: lift them",
+                        first.color.as_str(),
+                        owner.as_str()
+                    ),
+                    obs.grid,
+                    false,
+                );
+            }
+        }
+        for step in steps {
+            self.commit_last();
+            let pending_before = self.pending.clone();
+            let Ok(outcome) = self.game.play(step.color, Some(step.point)) else {
+                continue; // explain() played this exact move; cannot happen
+            };
+            self.record
+                .moves
+                .push(RecordedMove::new(step.color, Some(step.point)));
+            if self.phase == Phase::Scoring {
+                self.phase = Phase::Play; // R21.4: play resumes
+                self.resume_phase = Phase::Play;
+                self.push_phase();
+            }
+            self.events.push_back(EventKind::Move {
+                color: step.color,
+                point: self.gtp(step.point),
+                sgf: step.point.to_sgf(),
+                number: outcome.number,
+                captured: step.captured.iter().map(|&p| self.gtp(p)).collect(),
+            });
+            self.last = Some(LastMove {
+                color: step.color,
+                point: Some(step.point),
+                placed_at: obs.changed(step.point),
+                recorded_at: obs.at_ms,
+                pending_before,
+                committed: false,
+                pressed: false,
+            });
+            if !step.captured.is_empty() {
+                self.pending_owner = Some(step.color);
+            }
+            if let Some(earlier) = outcome.repeats {
+                self.flag(
+                    ViolationCode::SuperkoCycle,
+                    step.color,
+                    vec![step.point],
+                    format!(
+                        "the whole-board position after move {earlier} is repeated (a multiple-ko or other cycle)"
+                    ),
+                    obs.grid,
+                    false,
+                );
+            }
+        }
+    }
+
+    /// One stone of the side not to move (R17.2), or — as the very first move of a game with
+    /// no setup — colours taken the wrong way round (R17.1).
+    fn out_of_turn(&mut self, step: Step, tally: CaptureTally, obs: Observation<'_>) {
+        let wrong_colors = self.game.move_number() == 0
+            && self.record.setup.is_empty()
+            && self.handicap_total == 0;
+        let code = if wrong_colors {
+            ViolationCode::WrongColors
+        } else {
+            ViolationCode::TwoMovesInARow
+        };
+        let sanction = self.config.profile.sanction(code);
+        let stands = wrong_colors
+            || self.config.policy == Policy::AcceptAsPlayed
+            || sanction.penalty != Penalty::MoveInvalid;
+        let detail = if wrong_colors {
+            format!(
+                "the first stone is {} but {} moves first: colours reversed? the referee may swap them up to move 10",
+                step.color.as_str(),
+                self.game.to_move().as_str()
+            )
+        } else {
+            format!(
+                "{} played {} although {} is to move (no pass between)",
+                step.color.as_str(),
+                self.gtp(step.point),
+                step.color.opposite().as_str()
+            )
+        };
+        if stands {
+            let fresh = step.captured.clone();
+            self.record_steps(std::slice::from_ref(&step), obs);
+            self.apply_tally(tally, &fresh);
+            self.flag(code, step.color, vec![step.point], detail, obs.grid, false);
+            self.after_board_matches(&[]);
+        } else {
+            // R17.2: the second move is invalid; its stone comes off the board.
+            self.flag(code, step.color, vec![step.point], detail, obs.grid, true);
+            self.enter_desync(BoardDiff::between(self.game.board(), obs.grid));
+        }
+    }
+
+    /// A stone on a forbidden point (G5/R19) or a ko retaken at once (R18.3/R20.1): invalid,
+    /// counts as a pass; the board must be put back.
+    fn illegal_stone(
+        &mut self,
+        color: Color,
+        point: Point,
+        illegal: Illegal,
+        obs: Observation<'_>,
+    ) {
+        let (code, why) = match illegal {
+            Illegal::Ko(_) => (
+                ViolationCode::KoRecapture,
+                "retakes the ko at once (R20.1); the move is invalid and counts as a pass",
+            ),
+            _ => (
+                ViolationCode::ForbiddenPoint,
+                "is a forbidden point (G5); the move is invalid and counts as a pass",
+            ),
+        };
+        let detail = format!("{} {} {}", color.as_str(), self.gtp(point), why);
+        self.commit_last();
+        self.record_pass(color, obs.at_ms);
+        self.flag(code, color, vec![point], detail, obs.grid, true);
+        self.enter_desync(BoardDiff::between(self.game.board(), obs.grid));
+    }
+
+    fn hold_ambiguous(&mut self, candidates: Vec<Candidate>, grid: &StoneGrid) {
+        if self
+            .ambiguous
+            .as_ref()
+            .is_some_and(|a| a.candidates == candidates)
+        {
             return;
         }
-        let before = self.game.board().rows();
-        let out_of_turn = self.record_pass(color);
+        let size = self.size();
+        let listed = candidates
+            .iter()
+            .map(|c| {
+                c.steps
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| CandidateMove {
+                        color: s.color,
+                        point: s.point.to_gtp(size),
+                        hidden: s.hidden,
+                        out_of_turn: c.out_of_turn && i == 0,
+                    })
+                    .collect()
+            })
+            .collect();
+        self.events
+            .push_back(EventKind::Ambiguous { candidates: listed });
+        self.ambiguous = Some(Ambiguity {
+            candidates,
+            grid: grid.clone(),
+        });
+    }
+
+    /// The last move, not yet committed, is being adjusted: its stone was lifted (the move is
+    /// withdrawn) or moved (the move is replaced).
+    fn adjust_last_move(&mut self, obs: Observation<'_>) -> bool {
+        let Some(last) = self.last.clone() else {
+            return false;
+        };
+        if last.committed || last.point.is_none() {
+            return false;
+        }
+        let mut undone = self.game.clone();
+        undone.undo();
+        match explain(&undone, &last.pending_before, obs.grid) {
+            Verdict::Unchanged(tally) => {
+                self.undo_last();
+                self.apply_tally(tally, &[]);
+                self.after_board_matches(&[]);
+                true
+            }
+            Verdict::Moves { steps, tally } if steps[0].color == last.color => {
+                self.undo_last();
+                self.record_steps(&steps, obs);
+                let fresh: Vec<Point> = steps.iter().flat_map(|s| s.captured.clone()).collect();
+                self.apply_tally(tally, &fresh);
+                self.after_board_matches(&[]);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn undo_last(&mut self) {
+        let Some(last) = self.last.take() else {
+            return;
+        };
+        let number = self.game.move_number();
+        if !self.game.undo() {
+            return;
+        }
+        self.record.moves.pop();
+        self.pending = last.pending_before;
+        self.events.push_back(EventKind::MoveUndone {
+            number,
+            color: last.color,
+            point: last.point.map(|p| self.gtp(p)),
+        });
+    }
+
+    /// Points that show a stone of the other colour than the record: a sensor anomaly (or a
+    /// stacked stone). Set them aside and explain the rest.
+    fn set_aside_anomalies(&mut self, obs: Observation<'_>) -> bool {
+        let flips: Vec<Point> = obs
+            .grid
+            .iter()
+            .filter_map(|(p, sensed)| match (self.game.board().get(p), sensed) {
+                (Some(a), Some(b)) if a != b => Some(p),
+                _ => None,
+            })
+            .collect();
+        if flips.is_empty() || flips.len() > 2 {
+            return false;
+        }
+        let masked = self.masked_grid(obs.grid, &flips, &[]);
+        let verdict = explain(&self.game, &self.pending, &masked);
+        if matches!(verdict, Verdict::Unexplained(_)) {
+            return false;
+        }
+        let masked_obs = Observation {
+            grid: &masked,
+            ..obs
+        };
+        self.apply_verdict(verdict, masked_obs, &flips);
+        if self.anomalies != flips {
+            self.stats.anomalies += 1;
+        }
+        self.anomalies = flips;
+        true
+    }
+
+    /// A committed stone lifted or moved (R17.3, R17.5), or opponent stones with liberties
+    /// lifted (R18.1): flagged once with what to put back; moves made meanwhile are recorded.
+    fn board_violation(&mut self, obs: Observation<'_>) -> bool {
+        let board = self.game.board();
+        let mut missing: Vec<(Point, Color)> = Vec::new();
+        let mut extra: Vec<(Point, Color)> = Vec::new();
+        for (p, sensed) in obs.grid.iter() {
+            match (board.get(p), sensed) {
+                (Some(c), None) => missing.push((p, c)),
+                (None, Some(c)) if !self.pending.contains(&(p, c)) => extra.push((p, c)),
+                _ => {}
+            }
+        }
+        let last = self.last.clone();
+        // A stone moved from p to q (possibly with new moves elsewhere).
+        if let [(from, color)] = missing[..] {
+            for &(to, _) in extra.iter().filter(|&&(_, c)| c == color) {
+                let masked = self.masked_grid(obs.grid, &[from], &[to]);
+                let verdict = explain(&self.game, &self.pending, &masked);
+                if matches!(verdict, Verdict::Unexplained(_) | Verdict::Ambiguous(_)) {
+                    continue;
+                }
+                let is_last = last
+                    .as_ref()
+                    .is_some_and(|l| l.point == Some(from) && l.committed);
+                let adjacent = from.x.abs_diff(to.x) + from.y.abs_diff(to.y) == 1;
+                let (code, detail) = if is_last && !adjacent {
+                    (
+                        ViolationCode::Takeback,
+                        format!(
+                            "{} lifted its committed stone from {} and played it at {}: put it back on {}",
+                            color.as_str(),
+                            self.gtp(from),
+                            self.gtp(to),
+                            self.gtp(from)
+                        ),
+                    )
+                } else {
+                    (
+                        ViolationCode::MovedStone,
+                        format!(
+                            "the {} stone of {} was found on {}: it belongs on {}",
+                            color.as_str(),
+                            self.gtp(from),
+                            self.gtp(to),
+                            self.gtp(from)
+                        ),
+                    )
+                };
+                self.flag_once(code, color, vec![from, to], detail, obs.grid);
+                let masked_obs = Observation {
+                    grid: &masked,
+                    ..obs
+                };
+                self.apply_verdict(verdict, masked_obs, &[from, to]);
+                self.guidance = BoardDiff::between(self.game.board(), obs.grid);
+                self.set_phase_desync();
+                return true;
+            }
+        }
+        // The last committed move's stone lifted (a move undone after it was committed).
+        if let (Some(l), [(from, color)]) = (&last, &missing[..]) {
+            if l.committed && l.point == Some(*from) && l.color == *color {
+                let masked = self.masked_grid(obs.grid, &[*from], &[]);
+                let verdict = explain(&self.game, &self.pending, &masked);
+                if !matches!(verdict, Verdict::Unexplained(_) | Verdict::Ambiguous(_)) {
+                    let detail = format!(
+                        "{} lifted its committed stone from {}: put it back",
+                        color.as_str(),
+                        self.gtp(*from)
+                    );
+                    self.flag_once(
+                        ViolationCode::Takeback,
+                        *color,
+                        vec![*from],
+                        detail,
+                        obs.grid,
+                    );
+                    let masked_obs = Observation {
+                        grid: &masked,
+                        ..obs
+                    };
+                    self.apply_verdict(verdict, masked_obs, &[*from]);
+                    self.guidance = BoardDiff::between(self.game.board(), obs.grid);
+                    self.set_phase_desync();
+                    return true;
+                }
+            }
+        }
+        // Opponent stones with liberties lifted (R18.1).
+        if !missing.is_empty() && missing.len() <= 3 {
+            let victim = missing[0].1;
+            if missing.iter().all(|&(_, c)| c == victim) {
+                let lifted: Vec<Point> = missing.iter().map(|&(p, _)| p).collect();
+                let masked = self.masked_grid(obs.grid, &lifted, &[]);
+                let verdict = explain(&self.game, &self.pending, &masked);
+                let offender = victim.opposite();
+                let by_offender = match &verdict {
+                    Verdict::Unchanged(_) => {
+                        self.last.as_ref().is_some_and(|l| l.color == offender)
+                    }
+                    Verdict::Moves { steps, .. } => steps.iter().any(|s| s.color == offender),
+                    _ => false,
+                };
+                if by_offender {
+                    let detail = format!(
+                        "{} lifted {} stone(s) that still have liberties ({}): put them back",
+                        offender.as_str(),
+                        victim.as_str(),
+                        lifted
+                            .iter()
+                            .map(|&p| self.gtp(p))
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    );
+                    let masked_obs = Observation {
+                        grid: &masked,
+                        ..obs
+                    };
+                    self.apply_verdict(verdict, masked_obs, &lifted);
+                    self.flag_once(
+                        ViolationCode::WrongCapture,
+                        offender,
+                        lifted,
+                        detail,
+                        obs.grid,
+                    );
+                    self.guidance = BoardDiff::between(self.game.board(), obs.grid);
+                    self.set_phase_desync();
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// The capture bookkeeping if `step` alone is played from the record and `grid` shows it.
+    fn tally_after(&self, step: &Step, grid: &StoneGrid) -> Option<CaptureTally> {
+        let mut g = self.game.clone();
+        g.play(step.color, Some(step.point)).ok()?;
+        match explain(&g, &self.pending, grid) {
+            Verdict::Unchanged(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// `grid` with `restore` points showing the record's stone and `clear` points empty.
+    fn masked_grid(&self, grid: &StoneGrid, restore: &[Point], clear: &[Point]) -> StoneGrid {
+        let mut g = grid.clone();
+        for &p in restore {
+            g.set(p, self.game.board().get(p));
+        }
+        for &p in clear {
+            g.set(p, None);
+        }
+        g
+    }
+
+    // ---- free handicap ---------------------------------------------------------------------
+
+    /// Free handicap placement (Chinese rules): Black puts its stones anywhere, one after the
+    /// other, without turns; when all are down White moves. Returns whether the board was
+    /// taken as part of the placement.
+    fn place_handicap(&mut self, grid: &StoneGrid) -> bool {
+        let board = self.game.board();
+        let mut black = Vec::new();
+        let mut other = false;
+        for (p, sensed) in grid.iter() {
+            match (board.get(p), sensed) {
+                (a, b) if a == b => {}
+                (None, Some(Color::Black)) => black.push(p),
+                _ => other = true,
+            }
+        }
+        if other {
+            return false; // White played, or stones vanished: judged as usual
+        }
+        let total = usize::from(self.handicap_total);
+        match black.len() {
+            n if n < total => {
+                self.handicap_left = (total - n) as u8;
+                self.guidance = BoardDiff::default();
+                if self.phase == Phase::Desync {
+                    self.leave_desync();
+                }
+                true
+            }
+            n if n == total => {
+                let setup: Vec<(Color, Point)> = black.iter().map(|&p| (Color::Black, p)).collect();
+                let Ok(game) = Game::with_setup(self.size(), &setup, Color::White) else {
+                    return false;
+                };
+                self.game = game;
+                self.record.setup = setup;
+                self.record.info.handicap = self.handicap_total;
+                self.record.player_to_move = Some(Color::White);
+                self.handicap_left = 0;
+                self.events.push_back(EventKind::HandicapPlaced {
+                    points: black.iter().map(|&p| p.to_gtp(self.size())).collect(),
+                });
+                self.guidance = BoardDiff::default();
+                self.leave_desync();
+                true
+            }
+            _ => false,
+        }
+    }
+
+    // ---- presses and commands ------------------------------------------------------------------
+
+    /// A pass (G2: an explicit act, never inferred from silence) at board time `at_ms`. Two
+    /// passes in a row enter scoring (R21.1).
+    pub fn on_pass(&mut self, color: Color, at_ms: u64) {
+        if matches!(self.phase, Phase::Finished | Phase::Paused) {
+            return;
+        }
+        let out_of_turn = color != self.game.to_move();
+        if out_of_turn && self.config.policy == Policy::Rules {
+            // A pass is no move of the side not to move: nothing to record.
+            self.stats.ignored_passes += 1;
+            return;
+        }
+        self.commit_last();
+        let before = self.last_grid.clone();
+        self.record_pass(color, at_ms);
         if out_of_turn {
+            let grid = before.unwrap_or_else(|| StoneGrid::from_board(self.game.board()));
             self.flag(
                 ViolationCode::TwoMovesInARow,
                 color,
                 Vec::new(),
-                Penalty::Referee,
                 format!("{} passed when it was not its turn", color.as_str()),
-                before.clone(),
-                before,
+                &grid,
+                false,
             );
+        }
+        if let Some(last) = &mut self.last {
+            last.committed = true;
         }
         if self.game.consecutive_passes() >= 2 && matches!(self.phase, Phase::Play) {
             self.phase = Phase::Scoring;
             self.resume_phase = Phase::Scoring;
             self.push_phase();
         }
+    }
+
+    /// `color` presses its clock button at board time `at_ms` (R17.4, R22.6). A press commits
+    /// the move just made; a press before the stone (or while placing it), or with captured
+    /// stones still on the board, is a warning. A press by the side whose turn it is not is
+    /// ignored.
+    pub fn on_clock(&mut self, color: Color, at_ms: u64) {
+        if matches!(self.phase, Phase::Finished | Phase::Paused | Phase::Setup) {
+            return;
+        }
+        let grid = self
+            .last_grid
+            .clone()
+            .unwrap_or_else(|| StoneGrid::from_board(self.game.board()));
+        let just_moved = self
+            .last
+            .as_ref()
+            .is_some_and(|l| l.color == color && !l.pressed);
+        if just_moved {
+            let (placed_at, point) = self
+                .last
+                .as_ref()
+                .map_or((0, None), |l| (l.placed_at, l.point));
+            if let Some(l) = &mut self.last {
+                l.pressed = true;
+                l.committed = true;
+            }
+            if point.is_some() && at_ms < placed_at {
+                let detail = format!(
+                    "{} pressed the clock {} ms before its stone was down",
+                    color.as_str(),
+                    placed_at - at_ms
+                );
+                self.flag(
+                    ViolationCode::ClockBeforeStone,
+                    color,
+                    point.into_iter().collect(),
+                    detail,
+                    &grid,
+                    false,
+                );
+            } else if self.pending_owner == Some(color) && !self.pending.is_empty() {
+                let points = self.pending.iter().map(|&(p, _)| p).collect();
+                let detail = format!(
+                    "{} pressed the clock with captured stones still on the board: lift them",
+                    color.as_str()
+                );
+                self.flag(
+                    ViolationCode::ClockBeforeCaptures,
+                    color,
+                    points,
+                    detail,
+                    &grid,
+                    false,
+                );
+            }
+            return;
+        }
+        if color == self.game.to_move() {
+            // A stone of the presser's colour stacked on an occupied point looks like this
+            // (C5/O13); otherwise the clock was pressed before any stone (R17.4).
+            let stacked: Vec<Point> = self
+                .anomalies
+                .iter()
+                .copied()
+                .filter(|&p| self.last_grid.as_ref().and_then(|g| g.get(p)) == Some(color))
+                .collect();
+            if let Some(&p) = stacked.first() {
+                let detail = format!(
+                    "{} put a stone on {}, which already holds a stone: counts as a pass",
+                    color.as_str(),
+                    self.gtp(p)
+                );
+                self.commit_last();
+                self.record_pass(color, at_ms);
+                if let Some(l) = &mut self.last {
+                    l.pressed = true;
+                    l.committed = true;
+                }
+                self.flag(
+                    ViolationCode::OccupiedPoint,
+                    color,
+                    vec![p],
+                    detail,
+                    &grid,
+                    true,
+                );
+            } else {
+                let detail = format!(
+                    "{} pressed the clock without playing a stone",
+                    color.as_str()
+                );
+                self.flag(
+                    ViolationCode::ClockBeforeStone,
+                    color,
+                    Vec::new(),
+                    detail,
+                    &grid,
+                    false,
+                );
+            }
+            return;
+        }
+        self.stats.ignored_presses += 1;
     }
 
     /// `loser` resigns (G7): the game is over.
@@ -343,6 +1081,289 @@ impl Referee {
         });
     }
 
+    /// The referee decides the game (R17.5, R17.6, R20.3).
+    pub fn adjudicate(&mut self, decision: Adjudication) {
+        let (winner, re) = match decision {
+            Adjudication::Win(c) => (Some(c), format!("{}+F", c.sgf_letter())),
+            Adjudication::Draw => (None, "0".to_string()),
+            Adjudication::BothLose => (None, "Void".to_string()),
+            Adjudication::Replay => (None, "Void".to_string()),
+            Adjudication::NoResult => (None, "?".to_string()),
+        };
+        self.finish(GameResult {
+            winner,
+            reason: "referee",
+            re,
+        });
+    }
+
+    /// A warning given by the referee (R24.1); a second one loses the game (R24.2).
+    pub fn warn(&mut self, color: Color, reason: &str) {
+        if self.phase == Phase::Finished {
+            return;
+        }
+        let _ = reason;
+        self.give_warning(color);
+    }
+
+    /// Pauses play (the referee): boards are not judged until [`Referee::resume`].
+    pub fn pause(&mut self) -> Result<(), CommandError> {
+        if matches!(self.phase, Phase::Finished | Phase::Paused) {
+            return Err(CommandError::WrongPhase(self.phase.as_str()));
+        }
+        self.resume_phase = self.phase;
+        self.phase = Phase::Paused;
+        self.push_phase();
+        Ok(())
+    }
+
+    /// Resumes play; a sealed move (C5) is played first — as a pass if its point is occupied
+    /// (O13). The board as it lies is then judged.
+    pub fn resume(&mut self) -> Result<(), CommandError> {
+        if self.phase != Phase::Paused {
+            return Err(CommandError::WrongPhase(self.phase.as_str()));
+        }
+        self.phase = self.resume_phase;
+        self.push_phase();
+        if let Some(sealed) = self.sealed.take() {
+            let occupied = sealed.point.is_none_or(|p| {
+                self.game.board().get(p).is_some() || self.game.preview(sealed.color, p).is_err()
+            });
+            self.commit_last();
+            if occupied {
+                self.record_pass(sealed.color, self.now_ms);
+            } else if let Some(p) = sealed.point {
+                if let Ok(outcome) = self.game.play(sealed.color, Some(p)) {
+                    self.record
+                        .moves
+                        .push(RecordedMove::new(sealed.color, Some(p)));
+                    self.events.push_back(EventKind::Move {
+                        color: sealed.color,
+                        point: self.gtp(p),
+                        sgf: p.to_sgf(),
+                        number: outcome.number,
+                        captured: outcome.captured.iter().map(|&c| self.gtp(c)).collect(),
+                    });
+                    self.last = Some(LastMove {
+                        color: sealed.color,
+                        point: Some(p),
+                        placed_at: self.now_ms,
+                        recorded_at: self.now_ms,
+                        pending_before: self.pending.clone(),
+                        committed: true,
+                        pressed: true,
+                    });
+                }
+            }
+        }
+        if let Some(grid) = self.last_grid.clone() {
+            let at = self.now_ms;
+            let changed = vec![at; grid.iter().count()];
+            self.on_board(Observation {
+                grid: &grid,
+                at_ms: at,
+                changed_at: &changed,
+            });
+            if !BoardDiff::between(self.game.board(), &grid).is_empty() && self.phase == Phase::Play
+            {
+                self.enter_desync(BoardDiff::between(self.game.board(), &grid));
+            }
+        }
+        Ok(())
+    }
+
+    /// Adjournment (C5): `sealed` is kept secret and play pauses; it is played on
+    /// [`Referee::resume`].
+    pub fn seal_move(&mut self, sealed: SealedMove) -> Result<(), CommandError> {
+        if let Some(p) = sealed.point {
+            if p.x >= self.size() || p.y >= self.size() {
+                return Err(CommandError::BadPoint(p.to_sgf()));
+            }
+        }
+        self.pause()?;
+        self.sealed = Some(sealed);
+        Ok(())
+    }
+
+    /// R17.1: the players took the wrong colours; up to move 10 the referee swaps the players
+    /// (the stones stay where they are).
+    pub fn swap_colors(&mut self) -> Result<(), CommandError> {
+        let n = self.game.move_number();
+        if n > 10 {
+            return Err(CommandError::TooLateToSwap(n));
+        }
+        let info = &mut self.record.info;
+        std::mem::swap(&mut info.black, &mut info.white);
+        std::mem::swap(&mut info.black_rank, &mut info.white_rank);
+        let ids: Vec<u32> = self
+            .violations
+            .iter()
+            .filter(|v| v.open && v.code == ViolationCode::WrongColors)
+            .map(|v| v.id)
+            .collect();
+        for id in ids {
+            self.close(id, "colors_swapped");
+        }
+        Ok(())
+    }
+
+    /// The referee settles violation `id`.
+    pub fn resolve(&mut self, id: u32, ruling: Ruling) -> Result<(), CommandError> {
+        let Some(v) = self
+            .violations
+            .iter()
+            .find(|v| v.id == id && v.open)
+            .cloned()
+        else {
+            return Err(CommandError::NoViolation(id));
+        };
+        match ruling {
+            Ruling::PutBack => {
+                if v.needs_board_fix {
+                    // stays open until the board is put back
+                    self.events.push_back(EventKind::ViolationResolved {
+                        id,
+                        how: "put_back_ordered".into(),
+                    });
+                } else {
+                    self.close(id, "put_back");
+                }
+                Ok(())
+            }
+            Ruling::AcceptAsPlayed => match v.code {
+                ViolationCode::TwoMovesInARow if v.needs_board_fix => {
+                    let (Some(&point), Some(grid)) = (v.points.first(), self.last_grid.clone()) else {
+                        return Err(CommandError::CannotAccept(id, "the stone is no longer on the board".into()));
+                    };
+                    if grid.get(point) != Some(v.color) {
+                        return Err(CommandError::CannotAccept(id, "the stone is no longer on the board".into()));
+                    }
+                    let Ok(preview) = self.game.preview(v.color, point) else {
+                        return Err(CommandError::CannotAccept(id, "the stone is illegal there".into()));
+                    };
+                    let step = Step {
+                        color: v.color,
+                        point,
+                        captured: preview.captured,
+                        hidden: false,
+                    };
+                    let at = self.now_ms;
+                    let changed = vec![at; grid.iter().count()];
+                    let obs = Observation {
+                        grid: &grid,
+                        at_ms: at,
+                        changed_at: &changed,
+                    };
+                    self.record_steps(std::slice::from_ref(&step), obs);
+                    self.note_on_last(&format!("{} ({}): accepted as played by the referee", v.code.as_str(), v.clause));
+                    self.close(id, "accepted");
+                    self.on_board(obs);
+                    Ok(())
+                }
+                ViolationCode::MovedStone | ViolationCode::Takeback | ViolationCode::BoardDisturbed => {
+                    Err(CommandError::CannotAccept(
+                        id,
+                        "the record keeps the stones where they were played; put the stones back or adjudicate".into(),
+                    ))
+                }
+                _ => {
+                    self.close(id, "accepted");
+                    Ok(())
+                }
+            },
+        }
+    }
+
+    /// The referee picks explanation `index` of an ambiguous board.
+    pub fn choose(&mut self, index: usize) -> Result<(), CommandError> {
+        let Some(amb) = self.ambiguous.take() else {
+            return Err(CommandError::NoCandidate(index));
+        };
+        let Some(candidate) = amb.candidates.get(index).cloned() else {
+            self.ambiguous = Some(amb);
+            return Err(CommandError::NoCandidate(index));
+        };
+        let at = self.now_ms;
+        let changed = vec![at; amb.grid.iter().count()];
+        let obs = Observation {
+            grid: &amb.grid,
+            at_ms: at,
+            changed_at: &changed,
+        };
+        if candidate.out_of_turn {
+            // the side to move passed (explicitly ruled by the referee), then the stone
+            self.commit_last();
+            let passer = candidate.steps[0].color.opposite();
+            self.record_pass(passer, at);
+        }
+        self.record_steps(&candidate.steps, obs);
+        self.on_board(obs);
+        Ok(())
+    }
+
+    /// The referee corrects move `number` (1-based) to `point` (`None`: a pass): the record's
+    /// main line is replaced and replayed; refused if a later move becomes illegal.
+    pub fn correct_move(&mut self, number: u32, point: Option<Point>) -> Result<(), CommandError> {
+        let i = number.checked_sub(1).map(|i| i as usize);
+        let Some(i) = i.filter(|&i| i < self.record.moves.len()) else {
+            return Err(CommandError::NoSuchMove(number));
+        };
+        let mut moves = self.record.moves.clone();
+        moves[i].point = point;
+        let mut game =
+            Game::with_setup(self.size(), &self.record.setup, self.record.first_to_move())
+                .map_err(|e| CommandError::CorrectionBreaks {
+                    number,
+                    why: e.to_string(),
+                })?;
+        for (k, m) in moves.iter().enumerate() {
+            game.play(m.color, m.point)
+                .map_err(|e| CommandError::CorrectionBreaks {
+                    number: k as u32 + 1,
+                    why: e.to_string(),
+                })?;
+        }
+        let color = moves[i].color;
+        self.record.moves = moves;
+        self.game = game;
+        self.pending.clear();
+        self.last = None;
+        self.events.push_back(EventKind::MoveCorrected {
+            number,
+            color,
+            point: point.map(|p| self.gtp(p)),
+        });
+        self.note_at(i, "corrected by the referee");
+        if let Some(grid) = self.last_grid.clone() {
+            self.guidance = BoardDiff::between(self.game.board(), &grid);
+            if !self.guidance.is_empty() {
+                self.set_phase_desync();
+            }
+        }
+        Ok(())
+    }
+
+    // ---- scoring (R21) -------------------------------------------------------------------------
+
+    /// In scoring, players lift dead stones: missing stones are not a capture error. A new
+    /// stone resumes play (R21.4). Returns whether the board was taken as scoring.
+    fn scoring_board(&mut self, obs: Observation<'_>) -> bool {
+        let board = self.game.board();
+        let added = obs
+            .grid
+            .iter()
+            .any(|(p, sensed)| sensed.is_some() && board.get(p) != sensed);
+        !added
+    }
+
+    // ---- bookkeeping -----------------------------------------------------------------------------
+
+    fn commit_last(&mut self) {
+        if let Some(l) = &mut self.last {
+            l.committed = true;
+        }
+    }
+
     fn finish(&mut self, result: GameResult) {
         self.record.info.result = Some(result.re.clone());
         self.events.push_back(EventKind::Result {
@@ -354,6 +1375,7 @@ impl Referee {
             re: result.re.clone(),
         });
         self.result = Some(result);
+        self.ambiguous = None;
         if self.phase != Phase::Finished {
             self.phase = Phase::Finished;
             self.guidance = BoardDiff::default();
@@ -361,25 +1383,23 @@ impl Referee {
         }
     }
 
-    /// Records a pass of `color`; returns whether it was out of turn.
-    fn record_pass(&mut self, color: Color) -> bool {
-        match self.game.play(color, None) {
-            Ok(outcome) => {
-                self.record.moves.push(RecordedMove {
-                    color,
-                    point: None,
-                    comment: None,
-                    time_left_ms: None,
-                    periods_left: None,
-                });
-                self.events.push_back(EventKind::Pass {
-                    color,
-                    number: outcome.number,
-                });
-                outcome.out_of_turn
-            }
-            Err(_) => false,
-        }
+    /// Records a pass of `color` (a pass button, or an invalid move that counts as one).
+    fn record_pass(&mut self, color: Color, at_ms: u64) {
+        let outcome = self.game.pass(color);
+        self.record.moves.push(RecordedMove::new(color, None));
+        self.events.push_back(EventKind::Pass {
+            color,
+            number: outcome.number,
+        });
+        self.last = Some(LastMove {
+            color,
+            point: None,
+            placed_at: at_ms,
+            recorded_at: at_ms,
+            pending_before: self.pending.clone(),
+            committed: true,
+            pressed: false,
+        });
     }
 
     fn apply_tally(&mut self, tally: CaptureTally, fresh: &[Point]) {
@@ -399,6 +1419,25 @@ impl Referee {
             });
         }
         self.pending = tally.still_pending;
+        if self.pending.is_empty() {
+            self.pending_owner = None;
+            // R18.2: the missed capture is put right once the stones are off.
+            let ids: Vec<u32> = self
+                .violations
+                .iter()
+                .filter(|v| {
+                    v.open
+                        && matches!(
+                            v.code,
+                            ViolationCode::MissedCapture | ViolationCode::ClockBeforeCaptures
+                        )
+                })
+                .map(|v| v.id)
+                .collect();
+            for id in ids {
+                self.close(id, "captures_removed");
+            }
+        }
     }
 
     fn enter_desync(&mut self, diff: BoardDiff) {
@@ -418,17 +1457,19 @@ impl Referee {
         }
     }
 
-    fn leave_desync(&mut self) {
-        // Invalid placements are closed once the board is put back (R18.3, R19).
-        for v in self.violations.iter_mut() {
-            if v.open && v.penalty == Penalty::MoveInvalid {
-                v.open = false;
-                self.events.push_back(EventKind::ViolationResolved {
-                    id: v.id,
-                    how: "board_restored".to_string(),
-                });
-            }
+    /// Enters desync for a flagged board violation, keeping the guidance already set.
+    fn set_phase_desync(&mut self) {
+        if self.phase == Phase::Setup {
+            return;
         }
+        if self.phase != Phase::Desync {
+            self.resume_phase = self.phase;
+            self.phase = Phase::Desync;
+        }
+        self.push_phase();
+    }
+
+    fn leave_desync(&mut self) {
         if matches!(self.phase, Phase::Setup | Phase::Desync) {
             self.phase = if self.phase == Phase::Setup {
                 Phase::Play
@@ -438,6 +1479,33 @@ impl Referee {
             self.guidance = BoardDiff::default();
             self.push_phase();
         }
+    }
+
+    /// Closes every open violation that waited for the board to be put back.
+    fn close_board_violations(&mut self) {
+        let ids: Vec<u32> = self
+            .violations
+            .iter()
+            .filter(|v| v.open && v.needs_board_fix)
+            .map(|v| v.id)
+            .collect();
+        for id in ids {
+            self.close(id, "board_restored");
+        }
+    }
+
+    fn close(&mut self, id: u32, how: &str) {
+        if let Some(v) = self.violations.iter_mut().find(|v| v.id == id && v.open) {
+            v.open = false;
+            self.events.push_back(EventKind::ViolationResolved {
+                id,
+                how: how.to_string(),
+            });
+        }
+    }
+
+    fn has_open(&self, code: ViolationCode) -> bool {
+        self.violations.iter().any(|v| v.open && v.code == code)
     }
 
     fn push_phase(&mut self) {
@@ -462,52 +1530,134 @@ impl Referee {
         });
     }
 
-    #[allow(clippy::too_many_arguments)]
+    fn give_warning(&mut self, color: Color) {
+        let i = color.index();
+        self.warnings[i] += 1;
+        let count = self.warnings[i];
+        self.events.push_back(EventKind::Warning { color, count });
+        if count >= 2 {
+            let grid = self
+                .last_grid
+                .clone()
+                .unwrap_or_else(|| StoneGrid::from_board(self.game.board()));
+            self.flag(
+                ViolationCode::TwoWarningsLoss,
+                color,
+                Vec::new(),
+                format!("{} has two warnings in this game (R24.2)", color.as_str()),
+                &grid,
+                false,
+            );
+        }
+    }
+
+    /// Flags `code` unless the same violation (code and points) is open already.
+    fn flag_once(
+        &mut self,
+        code: ViolationCode,
+        color: Color,
+        points: Vec<Point>,
+        detail: String,
+        grid: &StoneGrid,
+    ) {
+        if self
+            .violations
+            .iter()
+            .any(|v| v.open && v.code == code && v.points == points)
+        {
+            return;
+        }
+        self.flag(code, color, points, detail, grid, true);
+    }
+
+    fn note_on_last(&mut self, note: &str) {
+        if let Some(i) = self.record.moves.len().checked_sub(1) {
+            self.note_at(i, note);
+        }
+    }
+
+    fn note_at(&mut self, i: usize, note: &str) {
+        if let Some(m) = self.record.moves.get_mut(i) {
+            match &mut m.comment {
+                Some(c) => {
+                    c.push('\n');
+                    c.push_str(note);
+                }
+                None => m.comment = Some(note.to_string()),
+            }
+        }
+    }
+
+    /// Raises a violation with evidence, applies its sanction under the profile and policy,
+    /// and notes it on the move it concerns. `needs_board_fix`: it stays open until the board
+    /// is put back.
     fn flag(
         &mut self,
         code: ViolationCode,
         color: Color,
         points: Vec<Point>,
-        penalty: Penalty,
         detail: String,
-        before: Vec<String>,
-        after: Vec<String>,
+        after: &StoneGrid,
+        needs_board_fix: bool,
     ) {
         let id = self.violations.len() as u32 + 1;
         let move_number = self.game.move_number();
-        let note = format!("{} ({}): {}", code.as_str(), code.clause(), detail);
-        if let Some(last) = self.record.moves.last_mut() {
-            match &mut last.comment {
-                Some(c) => {
-                    c.push('\n');
-                    c.push_str(&note);
-                }
-                None => last.comment = Some(note),
-            }
-        }
+        let clause = self.config.profile.clause(code);
+        let sanction = self.config.profile.sanction(code);
+        let accepted = self.config.policy == Policy::AcceptAsPlayed;
+        let note = format!("{} ({}): {}", code.as_str(), clause, detail);
+        self.note_on_last(&note);
         self.events.push_back(EventKind::Violation {
             id,
             code: code.as_str(),
-            clause: code.clause(),
+            clause,
             color,
             points: points.iter().map(|&p| self.gtp(p)).collect(),
-            penalty: penalty.as_str(),
+            penalty: sanction.penalty.as_str(),
             detail: detail.clone(),
             evidence: Evidence {
-                before,
-                after,
+                before: self.game.board().rows(),
+                after: after.rows(),
                 move_number,
             },
         });
         self.violations.push(Violation {
             id,
             code,
+            clause,
             color,
             points,
-            penalty,
+            penalty: sanction.penalty,
+            warning: sanction.warning,
             move_number,
             detail,
             open: true,
+            needs_board_fix,
         });
+        if accepted && !needs_board_fix {
+            self.close(id, "accepted");
+            return;
+        }
+        if accepted {
+            return; // the board is put right; no warning, no loss
+        }
+        if sanction.warning {
+            self.give_warning(color);
+        }
+        if sanction.penalty == Penalty::Loss && self.result.is_none() {
+            let reason = if code == ViolationCode::TwoWarningsLoss {
+                "two_warnings"
+            } else {
+                "referee"
+            };
+            self.finish(GameResult {
+                winner: Some(color.opposite()),
+                reason,
+                re: format!("{}+F", color.opposite().sgf_letter()),
+            });
+        }
     }
 }
+
+/// Differences that make a board "disturbed" (R17.6) rather than a single mistake.
+const DISTURBED: usize = 4;

@@ -13,6 +13,9 @@ pub struct GameSetup {
     pub setup: Vec<(Color, Point)>,
     /// The side that moves first (SGF `PL`; White in handicap and 座子 games).
     pub first_to_move: Color,
+    /// Free handicap (Chinese rules): Black places this many stones anywhere before White's
+    /// first move, one after the other without turns. 0: none, or fixed stones in `setup`.
+    pub free_handicap: u8,
 }
 
 impl GameSetup {
@@ -28,7 +31,19 @@ impl GameSetup {
             info,
             setup: Vec::new(),
             first_to_move: Color::Black,
+            free_handicap: 0,
         }
+    }
+
+    /// An even game with a free handicap of `stones` (Chinese rules: Black places them
+    /// anywhere, then White moves); komi as given.
+    pub fn free_handicap(size: u8, stones: u8) -> Self {
+        let mut setup = GameSetup::even(size);
+        if stones >= 2 {
+            setup.free_handicap = stones;
+            setup.info.handicap = stones;
+        }
+        setup
     }
 
     /// The starting point of a recorded game: its information, setup stones and first mover
@@ -40,6 +55,7 @@ impl GameSetup {
             info,
             setup: record.setup.clone(),
             first_to_move: record.first_to_move(),
+            free_handicap: 0,
         }
     }
 

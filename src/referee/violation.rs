@@ -1,30 +1,32 @@
-//! Penalties (RULES.md, DESIGN.md `violation.penalty`); the codes themselves are
-//! [`crate::rules::ViolationCode`].
+//! [`Violation`]: a violation as the referee keeps it.
 
-use serde::Serialize;
+use super::profile::Penalty;
+use crate::rules::{Color, Point, ViolationCode};
 
-/// What the rules do about a violation (DESIGN.md `violation.penalty`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Penalty {
-    /// A warning (R24.1: one stone at the count).
-    Warning,
-    /// The move does not stand and counts as a pass (R18.3, R19).
-    MoveInvalid,
-    /// The game is lost.
-    Loss,
-    /// The act stands in the record until the referee rules on it.
-    Referee,
-}
-
-impl Penalty {
-    /// The DESIGN.md name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Penalty::Warning => "warning",
-            Penalty::MoveInvalid => "move_invalid",
-            Penalty::Loss => "loss",
-            Penalty::Referee => "referee",
-        }
-    }
+/// A violation as the referee keeps it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violation {
+    /// Unique within the game, from 1.
+    pub id: u32,
+    /// What rule.
+    pub code: ViolationCode,
+    /// The clause of the profile in force.
+    pub clause: &'static str,
+    /// Offender.
+    pub color: Color,
+    /// Points concerned.
+    pub points: Vec<Point>,
+    /// What the rules do about it.
+    pub penalty: Penalty,
+    /// A warning came with it.
+    pub warning: bool,
+    /// Move number (moves and passes in the record) when it was seen.
+    pub move_number: u32,
+    /// Explanation for people.
+    pub detail: String,
+    /// Still waiting for the board to be fixed or for the referee.
+    pub open: bool,
+    /// The board must be changed back: the violation closes once it is (R17.3, R17.5, R18.1,
+    /// R18.3, R19, …).
+    pub needs_board_fix: bool,
 }

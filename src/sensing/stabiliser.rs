@@ -67,6 +67,8 @@ pub struct Stabiliser {
     size: u8,
     config: StabiliserConfig,
     reading: Vec<Cell>,
+    /// Board time each point's reading last changed, ms.
+    changed_at: Vec<u64>,
     /// Since when each point has read uncertain, if it does.
     uncertain_since: Vec<Option<u64>>,
     /// Points uncertain for less than `stuck_ms`: they hold the board unsettled.
@@ -87,6 +89,7 @@ impl Stabiliser {
             size,
             config,
             reading: vec![Cell::Uncertain; n],
+            changed_at: vec![0; n],
             uncertain_since: vec![None; n],
             blocking: n,
             last_change_ms: 0,
@@ -133,14 +136,16 @@ impl Stabiliser {
         let mut changed = false;
         let mut blocking = 0;
         let stuck_ms = self.config.stuck_ms;
-        for ((old, &new), since) in self
+        for (((old, &new), since), changed_at) in self
             .reading
             .iter_mut()
             .zip(cells)
             .zip(&mut self.uncertain_since)
+            .zip(&mut self.changed_at)
         {
             if *old != new {
                 *old = new;
+                *changed_at = t_ms;
                 changed = true;
                 *since = (new == Cell::Uncertain).then_some(t_ms);
             } else if new == Cell::Uncertain && since.is_none() {
@@ -210,6 +215,12 @@ impl Stabiliser {
     /// The last settled board, if the board has settled at least once.
     pub fn stable(&self) -> Option<&StoneGrid> {
         self.stable.as_ref()
+    }
+
+    /// Board time, ms, at which each point's reading last changed (dense index order): when a
+    /// stone appeared, for telling a clock press before the stone (R17.4).
+    pub fn changed_at(&self) -> &[u64] {
+        &self.changed_at
     }
 
     /// The current raw reading of every point (dense index order).

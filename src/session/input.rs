@@ -1,7 +1,7 @@
 //! What the shell feeds into a [`super::Session`].
 
-use crate::referee::GameSetup;
-use crate::rules::Color;
+use crate::referee::{Adjudication, GameSetup, Ruling, SealedMove};
+use crate::rules::{Color, Point};
 use smartgoban_protocol::Scan;
 
 /// The board that answered the handshake (PROTOCOL.md "HelloAck").
@@ -42,6 +42,41 @@ pub enum Command {
     Pass(Color),
     /// `color` resigns (G7).
     Resign(Color),
+    /// `color` presses its clock button (a clock not wired through the board).
+    ClockPress(Color),
     /// The result is entered by the referee (SGF `RE` value).
     SetResult(String),
+    /// The referee settles violation `id`.
+    Resolve {
+        /// Violation id.
+        id: u32,
+        /// Put back, or accept as played.
+        ruling: Ruling,
+    },
+    /// The referee picks explanation `index` of an ambiguous board.
+    Choose(usize),
+    /// The referee corrects move `number` to `point` (`None`: a pass).
+    CorrectMove {
+        /// 1-based move number.
+        number: u32,
+        /// The right point.
+        point: Option<Point>,
+    },
+    /// The referee gives a warning (R24).
+    Warn {
+        /// Warned side.
+        color: Color,
+        /// Why, for the record.
+        reason: String,
+    },
+    /// The referee pauses play.
+    Pause,
+    /// The referee resumes play (playing a sealed move first).
+    Resume,
+    /// The referee decides the result.
+    Adjudicate(Adjudication),
+    /// A sealed move at adjournment (C5); play pauses.
+    SealMove(SealedMove),
+    /// R17.1: swap the players' colours (up to move 10).
+    SwapColors,
 }

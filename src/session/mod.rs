@@ -12,7 +12,7 @@ mod state;
 use std::collections::VecDeque;
 
 use crate::event::{Event, EventKind, LinkState};
-use crate::referee::{GameSetup, Referee, SetupError};
+use crate::referee::{CommandError, GameSetup, Observation, Referee, RefereeConfig, SetupError};
 use crate::rules::{Color, GameRecord};
 use crate::sensing::{Cell, Stabiliser, StabiliserConfig, StabiliserStats};
 pub use input::{Command, Input, LinkInfo};
@@ -24,6 +24,8 @@ pub use state::{LinkView, StateView};
 pub struct SessionConfig {
     /// Scan stabiliser settings (settle time).
     pub stabiliser: StabiliserConfig,
+    /// Referee settings (profile, policy, commit time).
+    pub referee: RefereeConfig,
     /// `seq` of the first event. A long-running service starts each run above every `seq` of
     /// its earlier runs (it uses the wall clock: ms since 1970 × 1000), so a feed client that
     /// resumes with an id from an earlier run misses nothing; the demo starts at 1.
@@ -34,6 +36,7 @@ impl Default for SessionConfig {
     fn default() -> Self {
         SessionConfig {
             stabiliser: StabiliserConfig::default(),
+            referee: RefereeConfig::default(),
             first_seq: 1,
         }
     }
@@ -45,6 +48,9 @@ pub enum SessionError {
     /// A new game could not be set up.
     #[error("cannot start the game: {0}")]
     Setup(#[from] SetupError),
+    /// The rules refuse a referee action.
+    #[error(transparent)]
+    Command(#[from] CommandError),
 }
 
 /// Counters for diagnostics and metrics.
@@ -88,7 +94,8 @@ pub struct Session {
     board_time_ms: u64,
     last_board_ms: Option<u32>,
     buttons: ButtonCounters,
-    deferred: Vec<Press>,
+    /// Presses waiting for the board to settle, with their board time.
+    deferred: Vec<(Press, u64)>,
     cells: Vec<Cell>,
     outputs: VecDeque<Event>,
     next_seq: u64,
@@ -99,7 +106,7 @@ pub struct Session {
 impl Session {
     /// A session for `setup`, with no board connected yet.
     pub fn new(config: SessionConfig, setup: &GameSetup) -> Result<Session, SetupError> {
-        let referee = Referee::new(setup)?;
+        let referee = Referee::new(setup, config.referee)?;
         let mut session = Session {
             config,
             referee,
@@ -282,21 +289,27 @@ impl Session {
         let Some(stabiliser) = self.stabiliser.as_mut() else {
             return;
         };
+        let now = self.board_time_ms;
         let settled = stabiliser
-            .push(&self.cells, self.board_time_ms)
+            .push(&self.cells, now)
             .map(|s| (s.changed, s.grid.clone()));
         let is_settled = stabiliser.is_settled();
-        if let Some((changed, grid)) = settled {
-            if changed {
-                self.referee.on_board(&grid);
-            }
+        if let Some((true, grid)) = settled {
+            let changed_at = stabiliser.changed_at().to_vec();
+            self.referee.on_board(Observation {
+                grid: &grid,
+                at_ms: now,
+                changed_at: &changed_at,
+            });
         }
+        self.referee.on_tick(now, is_settled);
         // A press counts once the board is settled, after the board it belongs to, so a pass
-        // or resignation never jumps ahead of the stone placed just before it.
-        self.deferred.extend(presses);
+        // or resignation never jumps ahead of the stone placed just before it; it keeps the
+        // time it was pressed.
+        self.deferred.extend(presses.into_iter().map(|p| (p, now)));
         if is_settled {
-            for press in std::mem::take(&mut self.deferred) {
-                self.press(press);
+            for (press, at) in std::mem::take(&mut self.deferred) {
+                self.press(press, at);
             }
         }
     }
@@ -334,29 +347,49 @@ impl Session {
         presses
     }
 
-    fn press(&mut self, press: Press) {
+    fn press(&mut self, press: Press, at_ms: u64) {
         match press {
-            Press::Pass(color) => self.referee.on_pass(color),
+            Press::Pass(color) => self.referee.on_pass(color, at_ms),
             Press::Resign(color) => self.referee.on_resign(color),
-            Press::Clock(_) => self.stats.clock_presses += 1,
+            Press::Clock(color) => {
+                self.stats.clock_presses += 1;
+                self.referee.on_clock(color, at_ms);
+            }
         }
     }
 
     fn command(&mut self, command: Command) -> Result<(), SessionError> {
+        let now = self.board_time_ms;
         match command {
             Command::NewGame(setup) => {
-                let setup = *setup;
-                let referee = Referee::new(&setup)?;
+                let referee = Referee::new(&setup, self.config.referee)?;
                 self.referee = referee;
                 // The board as it lies now is judged against the new game at once.
-                if let Some(grid) = self.sensed().cloned() {
-                    self.drain_referee();
-                    self.referee.on_board(&grid);
+                if let Some(s) = &self.stabiliser {
+                    if let Some(grid) = s.stable().cloned() {
+                        let changed_at = s.changed_at().to_vec();
+                        self.drain_referee();
+                        self.referee.on_board(Observation {
+                            grid: &grid,
+                            at_ms: now,
+                            changed_at: &changed_at,
+                        });
+                    }
                 }
             }
-            Command::Pass(color) => self.referee.on_pass(color),
+            Command::Pass(color) => self.referee.on_pass(color, now),
             Command::Resign(color) => self.referee.on_resign(color),
+            Command::ClockPress(color) => self.referee.on_clock(color, now),
             Command::SetResult(re) => self.referee.set_result(&re),
+            Command::Resolve { id, ruling } => self.referee.resolve(id, ruling)?,
+            Command::Choose(index) => self.referee.choose(index)?,
+            Command::CorrectMove { number, point } => self.referee.correct_move(number, point)?,
+            Command::Warn { color, reason } => self.referee.warn(color, &reason),
+            Command::Pause => self.referee.pause()?,
+            Command::Resume => self.referee.resume()?,
+            Command::Adjudicate(decision) => self.referee.adjudicate(decision),
+            Command::SealMove(sealed) => self.referee.seal_move(sealed)?,
+            Command::SwapColors => self.referee.swap_colors()?,
         }
         Ok(())
     }

@@ -8,7 +8,6 @@
 //! ```
 
 use super::action::{Action, TimedAction};
-use crate::referee::setup::handicap_points;
 use crate::referee::GameSetup;
 use crate::rules::{Color, Point};
 use smartgoban_protocol::Cell;
@@ -120,32 +119,9 @@ impl Script {
             actions.push(TimedAction { at_ms, action });
         }
         actions.sort_by_key(|a| a.at_ms);
-        if handicap == 1 {
-            handicap = 0; // one stone is no handicap: Black simply moves first
-        }
-        let setup_stones = if handicap >= 2 {
-            handicap_points(size, handicap)
-                .ok_or_else(|| ScriptError {
-                    line: 0,
-                    message: format!(
-                        "no standard placement for {handicap} stones on {size}x{size}"
-                    ),
-                })?
-                .into_iter()
-                .map(|p| (Color::Black, p))
-                .collect()
-        } else {
-            Vec::new()
-        };
-        let mut setup = GameSetup::even(size);
+        // Chinese rules: a handicap is placed freely by Black (the script puts the stones).
+        let mut setup = GameSetup::free_handicap(size, handicap);
         setup.info.komi = komi;
-        setup.info.handicap = handicap;
-        setup.first_to_move = if setup_stones.is_empty() {
-            Color::Black
-        } else {
-            Color::White
-        };
-        setup.setup = setup_stones;
         Ok(Script {
             setup,
             time,
@@ -318,11 +294,12 @@ at 5000  scatter 3           # 3 stones knocked off their points (seeded random)
     }
 
     #[test]
-    fn handicap_header_sets_stones_and_white_first() {
+    fn handicap_header_is_a_free_placement() {
         let s = Script::parse("size 9\nhandicap 4\nkomi 0.5\n").unwrap();
-        assert_eq!(s.setup.setup.len(), 4);
-        assert_eq!(s.setup.first_to_move, Color::White);
+        assert!(s.setup.setup.is_empty());
+        assert_eq!(s.setup.free_handicap, 4);
         assert_eq!(s.setup.info.handicap, 4);
+        assert_eq!(s.setup.info.komi, Some(0.5));
     }
 
     #[test]

@@ -58,6 +58,8 @@ pub fn demo_args(game: Option<&Path>, noise: NoiseModel, seed: u64) -> DemoArgs 
         data_dir: None,
         exit_when_done: true,
         settle_ms: 150,
+        profile: None,
+        referee: None,
         quiet: true,
     }
 }

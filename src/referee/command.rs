@@ -1,0 +1,72 @@
+//! Referee actions (issue: "Referee actions"): what a person with authority does to the game.
+//! A plain Rust API on the session now; the HTTP API exposes the same later.
+
+use crate::rules::{Color, Point};
+
+/// How the referee settles an open violation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ruling {
+    /// The board is put back as the record has it (the default for board violations).
+    PutBack,
+    /// The act stands as played: an illegal move stays in the record with a comment, and
+    /// later legality uses the accepted position.
+    AcceptAsPlayed,
+}
+
+/// A referee's decision on the result (R17.5, R17.6, R20.3, R27).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Adjudication {
+    /// `color` wins (SGF `RE`, e.g. `B+F`, given or derived).
+    Win(Color),
+    /// A draw (`RE[0]`).
+    Draw,
+    /// Both sides lose (R17.5, R17.6).
+    BothLose,
+    /// The game is to be replayed; no result (`RE[Void]`).
+    Replay,
+    /// No result (`RE[?]`).
+    NoResult,
+}
+
+/// Why a referee action was refused. Nothing changed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CommandError {
+    /// No such violation, or it is already closed.
+    #[error("no open violation {0}")]
+    NoViolation(u32),
+    /// The act cannot be accepted as played (the record cannot hold it); put it back instead.
+    #[error("violation {0} cannot be accepted as played: {1}")]
+    CannotAccept(u32, String),
+    /// R17.1: colours may be corrected up to and including move 10 only.
+    #[error("colours can be corrected only up to move 10 (R17.1); the game is at move {0}")]
+    TooLateToSwap(u32),
+    /// The move to correct does not exist.
+    #[error("there is no move {0} to correct")]
+    NoSuchMove(u32),
+    /// The correction would make a later move illegal.
+    #[error("the correction makes move {number} illegal: {why}")]
+    CorrectionBreaks {
+        /// The later move.
+        number: u32,
+        /// Why.
+        why: String,
+    },
+    /// There is nothing ambiguous to choose from, or no such candidate.
+    #[error("no such explanation to choose: {0}")]
+    NoCandidate(usize),
+    /// The action needs another phase.
+    #[error("not possible in phase {0}")]
+    WrongPhase(&'static str),
+    /// A sealed move's point is off the board.
+    #[error("{0} is not a point of this board")]
+    BadPoint(String),
+}
+
+/// A sealed move at adjournment (C5): who, where (`None`: a sealed pass).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SealedMove {
+    /// The sealing side.
+    pub color: Color,
+    /// The sealed point.
+    pub point: Option<Point>,
+}
