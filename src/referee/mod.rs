@@ -151,6 +151,8 @@ pub struct Referee {
     /// Free handicap stones still to place (Chinese rules: Black places them anywhere).
     handicap_left: u8,
     handicap_total: u8,
+    /// In scoring: recorded stones the players have lifted as dead.
+    dead_lifted: Vec<Point>,
     sealed: Option<SealedMove>,
     now_ms: u64,
     last_grid: Option<StoneGrid>,
@@ -211,6 +213,7 @@ impl Referee {
             ambiguous: None,
             handicap_left: setup.free_handicap,
             handicap_total: setup.free_handicap,
+            dead_lifted: Vec::new(),
             sealed: None,
             now_ms: 0,
             last_grid: None,
@@ -359,7 +362,6 @@ impl Referee {
         }
         let verdict = explain(&self.game, &self.pending, obs.grid);
         if self.apply_verdict(verdict, obs, &[]) {
-            self.ambiguous = None;
             self.anomalies.clear();
             return;
         }
@@ -1346,14 +1348,41 @@ impl Referee {
     // ---- scoring (R21) -------------------------------------------------------------------------
 
     /// In scoring, players lift dead stones: missing stones are not a capture error. A new
-    /// stone resumes play (R21.4). Returns whether the board was taken as scoring.
+    /// stone resumes play (R21.4): the stones lifted as dead go back on the board, and the move
+    /// is recorded. Returns whether the board was dealt with here.
     fn scoring_board(&mut self, obs: Observation<'_>) -> bool {
         let board = self.game.board();
-        let added = obs
-            .grid
-            .iter()
-            .any(|(p, sensed)| sensed.is_some() && board.get(p) != sensed);
-        !added
+        let mut lifted = Vec::new();
+        let mut added = false;
+        for (p, sensed) in obs.grid.iter() {
+            match (board.get(p), sensed) {
+                (Some(_), None) => lifted.push(p),
+                (a, Some(b)) if a != Some(b) => added = true,
+                _ => {}
+            }
+        }
+        if !added {
+            self.dead_lifted = lifted;
+            return true;
+        }
+        self.dead_lifted.clear();
+        self.phase = Phase::Play;
+        self.resume_phase = Phase::Play;
+        self.push_phase();
+        let masked = self.masked_grid(obs.grid, &lifted, &[]);
+        let verdict = explain(&self.game, &self.pending, &masked);
+        let masked_obs = Observation {
+            grid: &masked,
+            ..obs
+        };
+        if !self.apply_verdict(verdict, masked_obs, &lifted) {
+            return false;
+        }
+        let diff = BoardDiff::between(self.game.board(), obs.grid);
+        if !diff.is_empty() {
+            self.enter_desync(diff);
+        }
+        true
     }
 
     // ---- bookkeeping -----------------------------------------------------------------------------
@@ -1661,3 +1690,6 @@ impl Referee {
 
 /// Differences that make a board "disturbed" (R17.6) rather than a single mistake.
 const DISTURBED: usize = 4;
+
+#[cfg(test)]
+mod tests;

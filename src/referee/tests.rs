@@ -1,0 +1,608 @@
+//! The referee on hand-made settled boards (positions in GTP coordinates): every case of the
+//! referee issue at the core. The same cases run through the whole stack in
+//! `tests/integration/referee.rs`.
+
+use super::*;
+use crate::event::EventKind;
+
+const B: Color = Color::Black;
+const W: Color = Color::White;
+
+/// A referee fed with boards the way the session feeds it.
+struct Board {
+    r: Referee,
+    grid: StoneGrid,
+    changed_at: Vec<u64>,
+    t: u64,
+    events: Vec<EventKind>,
+}
+
+impl Board {
+    fn new(setup: GameSetup, config: RefereeConfig) -> Board {
+        let size = setup.size();
+        let r = Referee::new(&setup, config).unwrap();
+        let n = usize::from(size) * usize::from(size);
+        let mut b = Board {
+            r,
+            grid: StoneGrid::empty(size),
+            changed_at: vec![0; n],
+            t: 0,
+            events: Vec::new(),
+        };
+        b.settle();
+        b.drain();
+        b
+    }
+
+    fn even(size: u8) -> Board {
+        Board::new(GameSetup::even(size), RefereeConfig::default())
+    }
+
+    fn p(&self, s: &str) -> Point {
+        Point::from_gtp(s, self.grid.size()).unwrap()
+    }
+
+    fn set(&mut self, s: &str, c: Option<Color>) {
+        let p = self.p(s);
+        self.grid.set(p, c);
+        self.changed_at[p.index(self.grid.size())] = self.t;
+    }
+
+    /// Stones put down (colour per point), then the board settles.
+    fn put(&mut self, stones: &[(Color, &str)]) -> &mut Self {
+        self.t += 500;
+        for &(c, s) in stones {
+            self.set(s, Some(c));
+        }
+        self.settle()
+    }
+
+    fn lift(&mut self, points: &[&str]) -> &mut Self {
+        self.t += 500;
+        for s in points {
+            self.set(s, None);
+        }
+        self.settle()
+    }
+
+    fn settle(&mut self) -> &mut Self {
+        self.t += 200;
+        let grid = self.grid.clone();
+        self.r.on_board(Observation {
+            grid: &grid,
+            at_ms: self.t,
+            changed_at: &self.changed_at,
+        });
+        self.r.on_tick(self.t, true);
+        self.drain();
+        self
+    }
+
+    /// Time passes with the board settled.
+    fn wait(&mut self, ms: u64) -> &mut Self {
+        self.t += ms;
+        self.r.on_tick(self.t, true);
+        self
+    }
+
+    fn clock(&mut self, c: Color) -> &mut Self {
+        self.t += 100;
+        self.r.on_clock(c, self.t);
+        self.drain();
+        self
+    }
+
+    fn drain(&mut self) {
+        while let Some(e) = self.r.poll_event() {
+            self.events.push(e);
+        }
+    }
+
+    /// Alternate moves from Black, each settled.
+    fn play(&mut self, moves: &[&str]) -> &mut Self {
+        for m in moves {
+            let c = self.r.game().to_move();
+            self.put(&[(c, m)]);
+        }
+        self
+    }
+
+    fn take_events(&mut self) -> Vec<EventKind> {
+        std::mem::take(&mut self.events)
+    }
+
+    fn moves(&self) -> Vec<String> {
+        let size = self.grid.size();
+        self.r
+            .record()
+            .moves
+            .iter()
+            .map(|m| {
+                format!(
+                    "{}{}",
+                    m.color.sgf_letter(),
+                    m.point.map_or("pass".into(), |p| p.to_gtp(size))
+                )
+            })
+            .collect()
+    }
+}
+
+fn violations(events: &[EventKind]) -> Vec<(&'static str, Color, Vec<String>)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            EventKind::Violation {
+                code,
+                color,
+                points,
+                ..
+            } => Some((*code, *color, points.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn count(events: &[EventKind], f: impl Fn(&EventKind) -> bool) -> usize {
+    events.iter().filter(|e| f(e)).count()
+}
+
+#[test]
+fn a_misread_colour_is_an_anomaly_and_play_goes_on() {
+    // After B E5 and W C3 on 9×9, C3 reads black for a while, then recovers; Black plays G7
+    // and White C7 in between.
+    let mut b = Board::even(9);
+    b.play(&["E5", "C3"]);
+    b.take_events();
+    b.set("C3", Some(B));
+    b.put(&[(B, "G7")]);
+    b.put(&[(W, "C7")]);
+    b.set("C3", Some(W));
+    b.settle();
+    assert_eq!(b.moves(), ["BE5", "WC3", "BG7", "WC7"]);
+    let ev = b.take_events();
+    assert!(violations(&ev).is_empty(), "{ev:?}");
+    assert_eq!(b.r.stats().anomalies, 1);
+    assert!(b.r.anomalies().is_empty());
+    assert_eq!(b.r.phase(), Phase::Play);
+}
+
+#[test]
+fn a_capture_left_on_the_board_when_the_opponent_moves_is_missed() {
+    // black C4, B3, D3; white C3; Black plays C2 and White answers E5 without C3 lifted.
+    let mut b = Board::even(9);
+    b.play(&["C4", "C3", "B3", "G7", "D3", "G6", "C2"]);
+    assert!(b
+        .take_events()
+        .iter()
+        .any(|e| matches!(e, EventKind::CapturesPending { points } if points == &["C3"])));
+    b.put(&[(W, "E5")]);
+    let ev = b.take_events();
+    assert_eq!(
+        violations(&ev),
+        [("missed_capture", B, vec!["C3".to_string()])]
+    );
+    assert_eq!(b.moves().last().unwrap(), "WE5");
+    // R18.2: a warning for Black
+    assert!(ev
+        .iter()
+        .any(|e| matches!(e, EventKind::Warning { color: B, count: 1 })));
+    // lifting C3 clears it with no other violation
+    b.lift(&["C3"]);
+    let ev = b.take_events();
+    assert!(violations(&ev).is_empty());
+    assert_eq!(
+        count(&ev, |e| matches!(e, EventKind::ViolationResolved { .. })),
+        1
+    );
+    assert!(b.r.violations().iter().all(|v| !v.open));
+}
+
+#[test]
+fn two_moves_between_boards_and_a_capture_inside_them() {
+    let mut b = Board::even(9);
+    b.play(&["E5"]);
+    b.put(&[(W, "C3"), (B, "G7")]);
+    assert_eq!(b.moves(), ["BE5", "WC3", "BG7"]);
+    let mut b = Board::even(19);
+    b.play(&["A1", "B1", "R16"]);
+    b.t += 500;
+    b.set("A2", Some(W));
+    b.set("A1", None);
+    b.set("K10", Some(B));
+    b.settle();
+    assert_eq!(b.moves(), ["BA1", "WB1", "BR16", "WA2", "BK10"]);
+    assert_eq!(b.r.game().captures(W), 1);
+}
+
+#[test]
+fn an_ambiguous_board_is_held_for_the_referee() {
+    // black A2, B2, C1; White to move; the board shows only a new black A1.
+    let mut b = Board::even(9);
+    b.play(&["A2", "J9", "B2", "J8", "C1"]);
+    b.take_events();
+    b.put(&[(B, "A1")]);
+    let ev = b.take_events();
+    let amb = ev.iter().find_map(|e| match e {
+        EventKind::Ambiguous { candidates } => Some(candidates.clone()),
+        _ => None,
+    });
+    let amb = amb.expect("ambiguous event");
+    assert_eq!(amb.len(), 2);
+    assert_eq!(b.moves().len(), 5, "nothing recorded");
+    assert!(violations(&ev).is_empty());
+    // the referee rules: a white throw-in at B1, captured by A1
+    let i = amb.iter().position(|c| c.len() == 2).unwrap();
+    b.r.choose(i).unwrap();
+    b.drain();
+    assert_eq!(b.moves(), ["BA2", "WJ9", "BB2", "WJ8", "BC1", "WB1", "BA1"]);
+    assert_eq!(b.r.game().captures(B), 1);
+}
+
+#[test]
+fn free_handicap_then_white_moves() {
+    let mut b = Board::new(GameSetup::free_handicap(19, 3), RefereeConfig::default());
+    b.put(&[(B, "D4")]).put(&[(B, "Q16")]).put(&[(B, "K10")]);
+    b.put(&[(W, "Q4")]);
+    let ev = b.take_events();
+    assert!(violations(&ev).is_empty(), "{ev:?}");
+    let rec = b.r.record();
+    assert_eq!(rec.info.handicap, 3);
+    assert_eq!(rec.setup.len(), 3);
+    assert_eq!(b.moves(), ["WQ4"]);
+    let sgf = rec.to_sgf();
+    assert!(sgf.contains("HA[3]") && sgf.contains("AB["), "{sgf}");
+    // a fourth black stone instead of White's move is flagged
+    let mut b = Board::new(GameSetup::free_handicap(19, 3), RefereeConfig::default());
+    b.put(&[(B, "D4")])
+        .put(&[(B, "Q16")])
+        .put(&[(B, "K10")])
+        .put(&[(B, "D16")]);
+    let ev = b.take_events();
+    assert_eq!(
+        violations(&ev),
+        [("two_moves_in_a_row", B, vec!["D16".to_string()])]
+    );
+    assert!(b.moves().is_empty());
+}
+
+#[test]
+fn after_the_result_nothing_is_a_move_or_a_violation() {
+    let mut b = Board::even(19);
+    b.play(&["Q16", "D4", "Q4"]);
+    // resignation gesture: two black stones on the edge out of turn (White to move)
+    b.put(&[(B, "A10"), (B, "A11")]);
+    b.r.set_result("W+R");
+    b.put(&[(W, "K10")]).put(&[(B, "K11")]);
+    b.lift(&["Q16"]);
+    let ev = b.take_events();
+    assert!(violations(&ev).is_empty(), "{ev:?}");
+    assert_eq!(b.moves(), ["BQ16", "WD4", "BQ4"]);
+    assert_eq!(b.r.phase(), Phase::Finished);
+    assert!(b.r.record().to_sgf().contains("RE[W+R]"));
+}
+
+#[test]
+fn a_stone_pushed_before_the_commit_adjusts_the_move_after_it_is_a_moved_stone() {
+    // no clock, commit after 3 s of settled board: pushed at once → the same move adjusted
+    let mut b = Board::even(9);
+    b.play(&["E5", "C3"]);
+    b.put(&[(B, "G7")]);
+    b.t += 300;
+    b.set("G7", None);
+    b.set("G6", Some(B));
+    b.settle();
+    assert_eq!(b.moves(), ["BE5", "WC3", "BG6"]);
+    let ev = b.take_events();
+    assert!(violations(&ev).is_empty());
+    assert_eq!(count(&ev, |e| matches!(e, EventKind::MoveUndone { .. })), 1);
+    // placed at G7, clock pressed (committed), then pushed to G6: moved_stone G7→G6
+    let mut b = Board::even(9);
+    b.play(&["E5", "C3"]);
+    b.put(&[(B, "G7")]).clock(B);
+    b.t += 300;
+    b.set("G7", None);
+    b.set("G6", Some(B));
+    b.settle();
+    let ev = b.take_events();
+    assert_eq!(
+        violations(&ev),
+        [("moved_stone", B, vec!["G7".to_string(), "G6".to_string()])]
+    );
+    assert_eq!(b.moves(), ["BE5", "WC3", "BG7"], "the record keeps G7");
+    assert_eq!(b.r.phase(), Phase::Desync);
+    // put back: resolved
+    b.t += 300;
+    b.set("G6", None);
+    b.set("G7", Some(B));
+    b.settle();
+    assert_eq!(b.r.phase(), Phase::Play);
+    assert!(b.r.violations().iter().all(|v| !v.open));
+}
+
+#[test]
+fn a_committed_stone_lifted_and_played_elsewhere_is_a_takeback() {
+    let mut b = Board::even(9);
+    b.play(&["E5", "C3", "G7"]);
+    b.wait(3_500); // committed without a clock
+    b.take_events();
+    b.t += 300;
+    b.set("G7", None);
+    b.set("B8", Some(B));
+    b.settle();
+    let ev = b.take_events();
+    assert_eq!(
+        violations(&ev),
+        [("takeback", B, vec!["G7".to_string(), "B8".to_string()])]
+    );
+    assert!(ev
+        .iter()
+        .any(|e| matches!(e, EventKind::Warning { color: B, count: 1 })));
+    assert_eq!(b.moves(), ["BE5", "WC3", "BG7"]);
+}
+
+#[test]
+fn opponent_stones_with_liberties_lifted_are_a_wrong_capture() {
+    let mut b = Board::even(9);
+    b.play(&["E5", "C3", "D3"]);
+    b.take_events();
+    // White plays and lifts black D3, which still has liberties
+    b.t += 300;
+    b.set("G7", Some(W));
+    b.set("D3", None);
+    b.settle();
+    let ev = b.take_events();
+    assert_eq!(
+        violations(&ev),
+        [("wrong_capture", W, vec!["D3".to_string()])]
+    );
+    assert_eq!(b.moves(), ["BE5", "WC3", "BD3", "WG7"]);
+    b.put(&[(B, "D3")]);
+    assert!(b.r.violations().iter().all(|v| !v.open));
+    assert_eq!(b.r.phase(), Phase::Play);
+}
+
+#[test]
+fn many_stones_off_their_points_is_a_disturbed_board() {
+    let mut b = Board::even(9);
+    b.play(&["E5", "C3", "D3", "C4", "G7", "G3"]);
+    b.take_events();
+    b.lift(&["E5", "C3", "D3", "C4"]);
+    let ev = b.take_events();
+    let v = violations(&ev);
+    assert_eq!(v.len(), 1);
+    assert_eq!(v[0].0, "board_disturbed");
+    assert_eq!(b.r.phase(), Phase::Desync);
+    // the guidance lists every stone to put back
+    assert_eq!(b.r.guidance().restore.len(), 4);
+    b.put(&[(B, "E5"), (W, "C3"), (B, "D3"), (W, "C4")]);
+    assert_eq!(b.r.phase(), Phase::Play);
+}
+
+#[test]
+fn clock_presses_before_the_stone_and_before_the_captures_are_warnings() {
+    let mut b = Board::even(9);
+    b.play(&["E5"]);
+    b.take_events();
+    b.clock(W); // White presses before playing
+    let ev = b.take_events();
+    assert_eq!(violations(&ev), [("clock_before_stone", W, vec![])]);
+    // a capture, then the clock before lifting (R22.6)
+    let mut b = Board::even(9);
+    b.play(&["C4", "C3", "B3", "G7", "D3", "G6", "C2"]);
+    b.take_events();
+    b.clock(B);
+    let ev = b.take_events();
+    assert_eq!(
+        violations(&ev),
+        [("clock_before_captures", B, vec!["C3".to_string()])]
+    );
+    b.lift(&["C3"]);
+    assert!(b.r.violations().iter().all(|v| !v.open));
+    // a press while placing: the stone appeared after the press
+    let mut b = Board::even(9);
+    b.play(&["E5"]);
+    b.take_events();
+    b.t += 100;
+    let press = b.t;
+    b.t += 50;
+    b.set("C3", Some(W));
+    b.settle();
+    b.r.on_clock(W, press);
+    b.drain();
+    let ev = b.take_events();
+    assert_eq!(
+        violations(&ev),
+        [("clock_before_stone", W, vec!["C3".to_string()])]
+    );
+}
+
+#[test]
+fn a_stacked_stone_and_a_clock_press_is_an_occupied_point() {
+    let mut b = Board::even(9);
+    b.play(&["E5", "C3"]);
+    b.take_events();
+    b.set("C3", Some(B)); // a black stone stacked on white C3 reads black
+    b.settle();
+    b.clock(B);
+    let ev = b.take_events();
+    assert_eq!(
+        violations(&ev),
+        [("occupied_point", B, vec!["C3".to_string()])]
+    );
+    assert_eq!(b.moves(), ["BE5", "WC3", "Bpass"]);
+}
+
+#[test]
+fn two_moves_in_a_row_is_invalid_under_cn2002_and_loses_under_cn1988() {
+    let mut b = Board::even(9);
+    b.play(&["E5"]);
+    b.put(&[(B, "G7")]);
+    let ev = b.take_events();
+    assert_eq!(
+        violations(&ev),
+        [("two_moves_in_a_row", B, vec!["G7".to_string()])]
+    );
+    assert_eq!(b.moves(), ["BE5"], "the second move is invalid (R17.2)");
+    assert_eq!(b.r.warnings(), [1, 0]);
+    b.lift(&["G7"]);
+    assert_eq!(b.r.phase(), Phase::Play);
+    let config = RefereeConfig {
+        profile: Profile::Cn1988,
+        ..RefereeConfig::default()
+    };
+    let mut b = Board::new(GameSetup::even(9), config);
+    b.play(&["E5"]);
+    b.put(&[(B, "G7")]);
+    assert_eq!(b.r.phase(), Phase::Finished);
+    assert_eq!(b.r.result().unwrap().winner, Some(W));
+    let ev = b.take_events();
+    assert!(ev
+        .iter()
+        .any(|e| matches!(e, EventKind::Violation { clause: "O8.1", .. })));
+}
+
+#[test]
+fn a_second_warning_loses_the_game() {
+    let mut b = Board::even(9);
+    b.play(&["E5", "C3"]);
+    b.clock(W); // White already moved: this press is valid
+    b.clock(B); // Black presses without a stone: warning 1
+    b.r.warn(B, "disturbing the opponent");
+    b.drain();
+    let ev = b.take_events();
+    assert!(violations(&ev).iter().any(|v| v.0 == "two_warnings_loss"));
+    assert_eq!(b.r.result().unwrap().winner, Some(W));
+    assert_eq!(b.r.result().unwrap().reason, "two_warnings");
+}
+
+#[test]
+fn forbidden_point_and_ko_retake_count_as_passes() {
+    let mut b = Board::even(9);
+    b.play(&["A2", "E5", "B1"]);
+    b.put(&[(W, "A1")]);
+    let ev = b.take_events();
+    assert_eq!(
+        violations(&ev),
+        [("forbidden_point", W, vec!["A1".to_string()])]
+    );
+    assert_eq!(b.moves().last().unwrap(), "Wpass");
+    b.lift(&["A1"]);
+    assert_eq!(b.r.phase(), Phase::Play);
+    // ko
+    let mut b = Board::even(9);
+    b.play(&["D5", "G5", "E6", "F6", "E4", "F4", "A9", "E5"]);
+    b.t += 300;
+    b.set("F5", Some(B));
+    b.set("E5", None);
+    b.settle();
+    b.take_events();
+    b.t += 300;
+    b.set("E5", Some(W));
+    b.set("F5", None);
+    b.settle();
+    let ev = b.take_events();
+    assert_eq!(
+        violations(&ev),
+        [("ko_recapture", W, vec!["E5".to_string()])]
+    );
+    assert_eq!(b.r.warnings(), [0, 1], "R18.3: a warning too");
+}
+
+#[test]
+fn wrong_colours_at_the_start_can_be_swapped_up_to_move_ten() {
+    let mut setup = GameSetup::even(9);
+    setup.info.black = Some("Ana".into());
+    setup.info.white = Some("Bo".into());
+    let mut b = Board::new(setup, RefereeConfig::default());
+    b.put(&[(W, "E5")]);
+    let ev = b.take_events();
+    assert_eq!(
+        violations(&ev),
+        [("wrong_colors", W, vec!["E5".to_string()])]
+    );
+    b.r.swap_colors().unwrap();
+    assert_eq!(b.r.record().info.black.as_deref(), Some("Bo"));
+    assert!(b.r.violations().iter().all(|v| !v.open));
+    let mut b = Board::even(9);
+    b.play(&[
+        "E5", "C3", "D3", "C4", "G7", "G3", "B8", "B2", "H8", "H2", "A5",
+    ]);
+    assert_eq!(b.r.swap_colors(), Err(CommandError::TooLateToSwap(11)));
+}
+
+#[test]
+fn accept_as_played_lets_a_second_move_stand() {
+    let config = RefereeConfig {
+        policy: Policy::AcceptAsPlayed,
+        ..RefereeConfig::default()
+    };
+    let mut b = Board::new(GameSetup::even(9), config);
+    b.play(&["E5"]);
+    b.put(&[(B, "G7")]);
+    assert_eq!(b.moves(), ["BE5", "BG7"]);
+    assert_eq!(b.r.warnings(), [0, 0]);
+    assert!(b.r.violations().iter().all(|v| !v.open));
+    let sgf = b.r.record().to_sgf();
+    assert!(
+        sgf.contains("two_moves_in_a_row"),
+        "noted on the move: {sgf}"
+    );
+}
+
+#[test]
+fn the_referee_can_accept_an_invalid_second_move_and_correct_a_move() {
+    let mut b = Board::even(9);
+    b.play(&["E5"]);
+    b.put(&[(B, "G7")]);
+    let id = b.r.violations()[0].id;
+    b.r.resolve(id, Ruling::AcceptAsPlayed).unwrap();
+    b.drain();
+    assert_eq!(b.moves(), ["BE5", "BG7"]);
+    assert_eq!(b.r.phase(), Phase::Play);
+    b.r.correct_move(2, Some(b.p("G6"))).unwrap();
+    b.drain();
+    assert_eq!(b.moves(), ["BE5", "BG6"]);
+    // the board still shows G7: fix it
+    assert_eq!(b.r.phase(), Phase::Desync);
+    assert!(matches!(
+        b.r.correct_move(9, None),
+        Err(CommandError::NoSuchMove(9))
+    ));
+}
+
+#[test]
+fn a_sealed_move_on_an_occupied_point_is_a_pass() {
+    let mut b = Board::even(9);
+    b.play(&["E5", "C3"]);
+    b.r.seal_move(SealedMove {
+        color: B,
+        point: Some(b.p("C3")),
+    })
+    .unwrap();
+    assert_eq!(b.r.phase(), Phase::Paused);
+    b.r.resume().unwrap();
+    b.drain();
+    assert_eq!(b.moves(), ["BE5", "WC3", "Bpass"]);
+}
+
+#[test]
+fn two_passes_enter_scoring_and_a_stone_resumes_play() {
+    let mut b = Board::even(9);
+    b.play(&["E5", "C3"]);
+    b.r.on_pass(B, b.t);
+    b.r.on_pass(W, b.t);
+    assert_eq!(b.r.phase(), Phase::Scoring);
+    // lifting dead stones is no capture error
+    b.lift(&["C3"]);
+    assert!(violations(&b.take_events()).is_empty());
+    assert_eq!(b.r.phase(), Phase::Scoring);
+    // R21.4: a dispute is played out; the stone lifted as dead goes back
+    b.put(&[(B, "G7")]);
+    assert_eq!(b.moves(), ["BE5", "WC3", "Bpass", "Wpass", "BG7"]);
+    assert!(violations(&b.take_events()).is_empty());
+    assert_eq!(b.r.phase(), Phase::Desync);
+    assert_eq!(b.r.guidance().restore, vec![(b.p("C3"), W)]);
+    b.put(&[(W, "C3")]);
+    assert_eq!(b.r.phase(), Phase::Play);
+}
