@@ -5,4 +5,5 @@ mod architecture;
 mod board;
 mod cli;
 mod corpus;
+mod referee;
 mod support;
