@@ -138,9 +138,8 @@ pub struct Referee {
     phase: Phase,
     /// Phase to go back to after a desync or a pause.
     resume_phase: Phase,
+    /// Captured stones still on the board, with their colour (their captor is the other).
     pending: Vec<Pending>,
-    /// Who captured the pending stones.
-    pending_owner: Option<Color>,
     guidance: BoardDiff,
     anomalies: Vec<Point>,
     violations: Vec<Violation>,
@@ -203,7 +202,6 @@ impl Referee {
             phase: Phase::Setup,
             resume_phase: Phase::Play,
             pending: Vec::new(),
-            pending_owner: None,
             guidance: BoardDiff::default(),
             anomalies: Vec::new(),
             violations: Vec::new(),
@@ -465,21 +463,24 @@ impl Referee {
     fn record_steps(&mut self, steps: &[Step], obs: Observation<'_>) {
         self.ambiguous = None;
         // A move by the opponent of the captor while captured stones still lie on the board:
-        // the captor missed them (R18.2).
-        if let (Some(owner), Some(first)) = (self.pending_owner, steps.first()) {
-            if first.color != owner
-                && !self.pending.is_empty()
-                && !self.has_open(ViolationCode::MissedCapture)
-            {
-                let points = self.pending.iter().map(|&(p, _)| p).collect();
+        // the captor missed them (R18.2). A pending stone's captor is the other colour.
+        if let Some(first) = steps.first() {
+            let left: Vec<Point> = self
+                .pending
+                .iter()
+                .filter(|&&(_, victim)| victim == first.color)
+                .map(|&(p, _)| p)
+                .collect();
+            if !left.is_empty() && !self.has_open(ViolationCode::MissedCapture) {
+                let captor = first.color.opposite();
                 self.flag(
                     ViolationCode::MissedCapture,
-                    owner,
-                    points,
+                    captor,
+                    left,
                     format!(
                         "{} moved while stones captured by {} were still on the board: lift them",
                         first.color.as_str(),
-                        owner.as_str()
+                        captor.as_str()
                     ),
                     obs.grid,
                     false,
@@ -516,9 +517,6 @@ impl Referee {
                 committed: false,
                 pressed: false,
             });
-            if !step.captured.is_empty() {
-                self.pending_owner = Some(step.color);
-            }
             if let Some(earlier) = outcome.repeats {
                 self.flag(
                     ViolationCode::SuperkoCycle,
@@ -777,7 +775,9 @@ impl Referee {
             if l.committed && l.point == Some(*from) && l.color == *color {
                 let masked = self.masked_grid(obs.grid, &[*from], &[]);
                 let verdict = explain(&self.game, &self.pending, &masked);
-                if !matches!(verdict, Verdict::Unexplained(_) | Verdict::Ambiguous(_)) {
+                // With a new move of the opponent at the same time, it is the opponent who
+                // lifted the stone (R18.1), not a takeback.
+                if matches!(verdict, Verdict::Unchanged(_)) {
                     let detail = format!(
                         "{} lifted its committed stone from {}: put it back",
                         color.as_str(),
@@ -997,8 +997,13 @@ impl Referee {
                     &grid,
                     false,
                 );
-            } else if self.pending_owner == Some(color) && !self.pending.is_empty() {
-                let points = self.pending.iter().map(|&(p, _)| p).collect();
+            } else if self.pending.iter().any(|&(_, v)| v == color.opposite()) {
+                let points = self
+                    .pending
+                    .iter()
+                    .filter(|&&(_, v)| v == color.opposite())
+                    .map(|&(p, _)| p)
+                    .collect();
                 let detail = format!(
                     "{} pressed the clock with captured stones still on the board: lift them",
                     color.as_str()
@@ -1448,24 +1453,25 @@ impl Referee {
             });
         }
         self.pending = tally.still_pending;
-        if self.pending.is_empty() {
-            self.pending_owner = None;
-            // R18.2: the missed capture is put right once the stones are off.
-            let ids: Vec<u32> = self
-                .violations
-                .iter()
-                .filter(|v| {
-                    v.open
-                        && matches!(
-                            v.code,
-                            ViolationCode::MissedCapture | ViolationCode::ClockBeforeCaptures
-                        )
-                })
-                .map(|v| v.id)
-                .collect();
-            for id in ids {
-                self.close(id, "captures_removed");
-            }
+        // R18.2, R22.6: put right once the captured stones they name are off the board.
+        let ids: Vec<u32> = self
+            .violations
+            .iter()
+            .filter(|v| {
+                v.open
+                    && matches!(
+                        v.code,
+                        ViolationCode::MissedCapture | ViolationCode::ClockBeforeCaptures
+                    )
+                    && !v
+                        .points
+                        .iter()
+                        .any(|p| self.pending.iter().any(|(q, _)| q == p))
+            })
+            .map(|v| v.id)
+            .collect();
+        for id in ids {
+            self.close(id, "captures_removed");
         }
     }
 

@@ -6,7 +6,7 @@ use super::Session;
 use crate::event::{Phase, PointColor};
 use crate::rules::Color;
 
-/// Stones captured by each side (prisoners taken).
+/// A count per side (prisoners taken by each side; warnings of each side).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Captures {
     /// White stones captured by Black.
@@ -122,6 +122,20 @@ pub struct StateView {
     pub guidance: Option<Guidance>,
     /// Violations not yet resolved.
     pub violations: Vec<ViolationView>,
+    /// Warnings per side (R24.1: one stone each at the count; R24.2: two lose).
+    pub warnings: Captures,
+    /// Explanations of the board waiting for the referee's choice (each: moves in order, GTP
+    /// with a colour prefix, `?` marking a stone never seen).
+    pub ambiguous: Vec<Vec<String>>,
+    /// Points whose sensors read a colour the record cannot explain (set aside), and points
+    /// whose sensors have read uncertain for long (dead sensors, objects on the board).
+    pub sensor_anomalies: Vec<String>,
+    /// Free handicap stones Black still has to place.
+    pub handicap_left: u8,
+    /// Referee rule profile (`cn2002`, `cn1988`).
+    pub profile: &'static str,
+    /// The last move is committed (clock pressed, opponent moved, or settled long enough).
+    pub committed: bool,
     /// Game information.
     pub game: GameView,
 }
@@ -190,6 +204,38 @@ pub(super) fn view(session: &Session) -> StateView {
                 detail: v.detail.clone(),
             })
             .collect(),
+        warnings: Captures {
+            black: referee.warnings()[0],
+            white: referee.warnings()[1],
+        },
+        ambiguous: referee
+            .ambiguity()
+            .unwrap_or(&[])
+            .iter()
+            .map(|c| {
+                c.steps
+                    .iter()
+                    .map(|s| {
+                        format!(
+                            "{}{}{}",
+                            s.color.sgf_letter(),
+                            gtp(s.point),
+                            if s.hidden { "?" } else { "" }
+                        )
+                    })
+                    .collect()
+            })
+            .collect(),
+        sensor_anomalies: referee
+            .anomalies()
+            .iter()
+            .copied()
+            .chain(session.stabiliser.iter().flat_map(|s| s.stuck_points()))
+            .map(gtp)
+            .collect(),
+        handicap_left: referee.handicap_left(),
+        profile: referee.config().profile.as_str(),
+        committed: referee.last_move_committed(),
         game: GameView {
             black: info.black.clone(),
             white: info.white.clone(),

@@ -10,6 +10,8 @@
 
 pub mod action;
 pub mod device;
+pub mod inject;
+pub mod loopback;
 pub mod noise;
 pub mod physics;
 pub mod player;
@@ -52,12 +54,24 @@ impl Source {
     /// `noise` and `seed`; scripts are played as written (their sensors still get `noise`'s
     /// misreads).
     pub fn timeline(&self, noise: &NoiseParams, seed: u64) -> Vec<TimedAction> {
+        self.timeline_with(noise, seed, &player::PlayerOptions::default())
+            .0
+    }
+
+    /// As [`Source::timeline`], with the players' options (clock presses, an injected
+    /// violation); returns what was injected.
+    pub fn timeline_with(
+        &self,
+        noise: &NoiseParams,
+        seed: u64,
+        options: &player::PlayerOptions,
+    ) -> (Vec<TimedAction>, Option<inject::Injected>) {
         match self {
             Source::Record(r) => {
                 let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_0f91_a7e5);
-                player::timeline_from_record(r, noise, &mut rng)
+                player::timeline_with(r, noise, &mut rng, options)
             }
-            Source::Script(s) => s.actions.clone(),
+            Source::Script(s) => (s.actions.clone(), None),
         }
     }
 }

@@ -16,6 +16,7 @@ use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
 use super::action::{Action, TimedAction};
+use super::inject::{self, Injected, Injection};
 use super::noise::NoiseParams;
 use crate::referee::GameSetup;
 use crate::rules::{Board, Color, Game, GameRecord, Illegal, Point};
@@ -33,15 +34,36 @@ pub fn timeline_from_record(
     params: &NoiseParams,
     rng: &mut ChaCha8Rng,
 ) -> Vec<TimedAction> {
+    timeline_with(record, params, rng, &PlayerOptions::default()).0
+}
+
+/// How the virtual players behave beyond the noise model.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PlayerOptions {
+    /// Each player presses the clock after its move (and after lifting its captures).
+    pub press_clock: bool,
+    /// One violation to commit on purpose, at the first suitable move from a given one.
+    pub injection: Option<Injection>,
+}
+
+/// Builds the physical timeline of `record` with `options`; returns it with what was injected,
+/// if the injection found a suitable moment.
+pub fn timeline_with(
+    record: &GameRecord,
+    params: &NoiseParams,
+    rng: &mut ChaCha8Rng,
+    options: &PlayerOptions,
+) -> (Vec<TimedAction>, Option<Injected>) {
     let setup = GameSetup::from_record(record);
     let mut p = Player {
         params,
         rng,
         t: 0,
         out: Vec::new(),
+        press_clock: options.press_clock,
     };
     let Ok(mut game) = Game::with_setup(setup.size(), &setup.setup, setup.first_to_move) else {
-        return Vec::new();
+        return (Vec::new(), None);
     };
     let mut placed = Board::new(setup.size()).unwrap_or_else(|_| game.board().clone());
     for &(color, point) in &setup.setup {
@@ -49,58 +71,99 @@ pub fn timeline_from_record(
         placed.put(point, Some(color));
         p.think();
     }
-    for mv in &record.moves {
-        let color = mv.color;
-        let Some(point) = mv.point else {
-            p.at(Action::Pass(color));
-            let _ = game.play(color, None);
-            p.think();
+    let mut injected: Option<Injected> = None;
+    let mut skip = 0;
+    for (k, mv) in record.moves.iter().enumerate() {
+        if skip > 0 {
+            skip -= 1;
             continue;
+        }
+        if let Some(inj) = options
+            .injection
+            .filter(|i| injected.is_none() && k >= i.from_move)
+        {
+            if let Some(done) = inject::perform(&mut p, &mut game, record, k, inj.kind) {
+                skip = done.consumed - 1;
+                injected = Some(done);
+                p.think();
+                continue;
+            }
+        }
+        p.play_record_move(&mut game, mv.color, mv.point);
+        p.think();
+    }
+    (p.out, injected)
+}
+
+pub(super) struct Player<'a> {
+    params: &'a NoiseParams,
+    pub(super) rng: &'a mut ChaCha8Rng,
+    /// Current time, ms.
+    pub(super) t: u64,
+    out: Vec<TimedAction>,
+    press_clock: bool,
+}
+
+impl Player<'_> {
+    /// Plays one record move the way a player obeying the referee would (module docs).
+    pub(super) fn play_record_move(&mut self, game: &mut Game, color: Color, point: Option<Point>) {
+        let Some(point) = point else {
+            self.at(Action::Pass(color));
+            let _ = game.play(color, None);
+            return;
         };
         match game.preview(color, point) {
             Ok(preview) => {
-                p.put_stone(color, point, game.board());
-                p.lift_captures(&preview.captured);
+                self.put_stone(color, point, game.board());
+                self.lift_captures(&preview.captured);
+                self.clock(color);
                 let _ = game.play(color, Some(point));
             }
             Err(Illegal::Occupied(_)) | Err(Illegal::OffBoard(_)) => {
-                p.at(Action::Pass(color));
+                self.at(Action::Pass(color));
                 let _ = game.play(color, None);
             }
             Err(Illegal::Suicide(_)) => {
-                p.put_stone(color, point, game.board());
-                p.t += CORRECTION_MS;
-                p.lift(point);
+                self.put_stone(color, point, game.board());
+                self.t += CORRECTION_MS;
+                self.lift(point);
                 let _ = game.play(color, None);
             }
             Err(Illegal::Ko(_)) => {
                 let mut after = game.board().clone();
                 let captured = after.play(color, point).unwrap_or_default();
-                p.put_stone(color, point, game.board());
-                p.lift_captures(&captured);
-                p.t += CORRECTION_MS;
+                self.put_stone(color, point, game.board());
+                self.lift_captures(&captured);
+                self.t += CORRECTION_MS;
                 for &c in &captured {
-                    p.put_stone(color.opposite(), c, &after);
+                    self.put_stone(color.opposite(), c, &after);
                 }
-                p.lift(point);
+                self.lift(point);
                 let _ = game.play(color, None);
             }
         }
-        p.think();
     }
-    p.out
-}
 
-struct Player<'a> {
-    params: &'a NoiseParams,
-    rng: &'a mut ChaCha8Rng,
-    /// Current time, ms.
-    t: u64,
-    out: Vec<TimedAction>,
-}
+    /// Presses `color`'s clock, if the players use one.
+    pub(super) fn clock(&mut self, color: Color) {
+        if self.press_clock {
+            self.t += 200;
+            self.at(Action::Clock(color));
+        }
+    }
 
-impl Player<'_> {
-    fn at(&mut self, action: Action) {
+    /// Presses `color`'s clock, clock or not (an injected fault).
+    pub(super) fn force_clock(&mut self, color: Color) {
+        self.t += 200;
+        self.at(Action::Clock(color));
+    }
+
+    /// Waits long enough for the referee to see what is on the board.
+    pub(super) fn pause(&mut self) {
+        self.t += CORRECTION_MS;
+    }
+
+    pub(super) fn at(&mut self, action: Action) {
         self.out.push(TimedAction {
             at_ms: self.t,
             action,
@@ -111,7 +174,7 @@ impl Player<'_> {
         self.rng.random_range(range.clone())
     }
 
-    fn think(&mut self) {
+    pub(super) fn think(&mut self) {
         let ms = self.rng.random_range(self.params.think_ms.clone());
         self.t += ms;
     }
@@ -130,7 +193,7 @@ impl Player<'_> {
 
     /// Hand in, stone down (perhaps on a neighbour first and pushed home), bounce, hand out.
     /// `board` is what lies on the board before the stone (a slide starts on an empty point).
-    fn put_stone(&mut self, color: Color, point: Point, board: &Board) {
+    pub(super) fn put_stone(&mut self, color: Color, point: Point, board: &Board) {
         let before = self.scans(&self.params.hand_before_scans.clone());
         let after = self.scans(&self.params.hand_after_scans.clone());
         let total = before + after;
@@ -166,7 +229,7 @@ impl Player<'_> {
     }
 
     /// Lifts one stone, with a hand over it.
-    fn lift(&mut self, point: Point) {
+    pub(super) fn lift(&mut self, point: Point) {
         let scans = self.scans(&self.params.lift_hand_scans.clone());
         self.hand(point, scans);
         self.t += u64::from(scans / 2) * SCAN_MS;
@@ -176,7 +239,7 @@ impl Player<'_> {
         self.t += u64::from(scans - scans / 2) * SCAN_MS;
     }
 
-    fn lift_captures(&mut self, captured: &[Point]) {
+    pub(super) fn lift_captures(&mut self, captured: &[Point]) {
         if captured.is_empty() {
             return;
         }

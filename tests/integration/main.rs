@@ -5,5 +5,7 @@ mod architecture;
 mod board;
 mod cli;
 mod corpus;
+mod inject;
+mod property;
 mod referee;
 mod support;
