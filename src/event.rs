@@ -143,6 +143,22 @@ pub enum EventKind {
         /// The black stones, GTP.
         points: Vec<String>,
     },
+    /// The count proposed at the end (R21.1, G8–G9): the stones the referee takes for dead
+    /// (Benson's unconditional life, then playouts), and the area count without them. Sent
+    /// when both sides have passed and again whenever stones are lifted in scoring; the
+    /// players lift the dead stones and confirm, or dispute and play on (R21.4).
+    Count {
+        /// Stones counted as dead, GTP.
+        dead: Vec<String>,
+        /// Black's area, points (stones + territory + half the dame; warnings applied).
+        black_points: f64,
+        /// White's area, points.
+        white_points: f64,
+        /// Black's margin in stones (negative: White ahead), after komi (C2).
+        margin_stones: f64,
+        /// The SGF `RE` this count gives.
+        re: String,
+    },
     /// A warning was given (R24.1: one stone at the count; R24.2: two lose).
     Warning {
         /// Warned side.

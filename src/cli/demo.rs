@@ -322,6 +322,9 @@ fn print_event(ev: &Event) {
             format!("      ! warning for {} ({count})", color.as_str())
         }
         EventKind::HandicapPlaced { points } => format!("      handicap {}", points.join(" ")),
+        EventKind::Count { dead, re, .. } => {
+            format!("      count {re} with {} stones dead", dead.len())
+        }
         EventKind::Result { re, .. } => format!("      result {re}"),
         _ => return,
     };

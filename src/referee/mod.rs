@@ -34,7 +34,10 @@ use std::collections::VecDeque;
 
 use crate::event::{CandidateMove, EventKind, Evidence, Phase, PointColor};
 pub use crate::rules::ViolationCode;
-use crate::rules::{Color, Game, GameRecord, Illegal, Point, RecordedMove};
+use crate::rules::{
+    area_count, chinese_result, propose_dead, ChineseResult, Color, Game, GameRecord, Illegal,
+    Point, RecordedMove, DEFAULT_PLAYOUTS,
+};
 use crate::sensing::StoneGrid;
 pub use command::{Adjudication, CommandError, Ruling, SealedMove};
 pub use inference::{explain, BoardDiff, Candidate, CaptureTally, Pending, Step, Verdict};
@@ -152,6 +155,8 @@ pub struct Referee {
     handicap_total: u8,
     /// In scoring: recorded stones the players have lifted as dead.
     dead_lifted: Vec<Point>,
+    /// In scoring: the stones proposed dead, and the count without them.
+    proposal: Option<(Vec<Point>, ChineseResult)>,
     sealed: Option<SealedMove>,
     now_ms: u64,
     last_grid: Option<StoneGrid>,
@@ -212,6 +217,7 @@ impl Referee {
             handicap_left: setup.free_handicap,
             handicap_total: setup.free_handicap,
             dead_lifted: Vec::new(),
+            proposal: None,
             sealed: None,
             now_ms: 0,
             last_grid: None,
@@ -805,9 +811,21 @@ impl Referee {
         if !missing.is_empty() && missing.len() <= 3 {
             let victim = missing[0].1;
             if missing.iter().all(|&(_, c)| c == victim) {
-                let lifted: Vec<Point> = missing.iter().map(|&(p, _)| p).collect();
-                let masked = self.masked_grid(obs.grid, &lifted, &[]);
-                let verdict = explain(&self.game, &self.pending, &masked);
+                let mut lifted: Vec<Point> = missing.iter().map(|&(p, _)| p).collect();
+                let mut masked = self.masked_grid(obs.grid, &lifted, &[]);
+                let mut verdict = explain(&self.game, &self.pending, &masked);
+                // Stones the new moves capture were lifted rightly: only the others go back.
+                if let Verdict::Moves { steps, .. } = &verdict {
+                    let captured: Vec<Point> = steps
+                        .iter()
+                        .flat_map(|s| s.captured.iter().copied())
+                        .collect();
+                    if lifted.iter().any(|p| captured.contains(p)) {
+                        lifted.retain(|p| !captured.contains(p));
+                        masked = self.masked_grid(obs.grid, &lifted, &[]);
+                        verdict = explain(&self.game, &self.pending, &masked);
+                    }
+                }
                 let offender = victim.opposite();
                 let by_offender = match &verdict {
                     Verdict::Unchanged(_) => {
@@ -816,7 +834,7 @@ impl Referee {
                     Verdict::Moves { steps, .. } => steps.iter().any(|s| s.color == offender),
                     _ => false,
                 };
-                if by_offender {
+                if by_offender && !lifted.is_empty() {
                     let detail = format!(
                         "{} lifted {} stone(s) that still have liberties ({}): put them back",
                         offender.as_str(),
@@ -954,7 +972,9 @@ impl Referee {
         if self.game.consecutive_passes() >= 2 && matches!(self.phase, Phase::Play) {
             self.phase = Phase::Scoring;
             self.resume_phase = Phase::Scoring;
+            self.dead_lifted.clear();
             self.push_phase();
+            self.propose_count();
         }
     }
 
@@ -1367,13 +1387,23 @@ impl Referee {
             }
         }
         if !added {
-            self.dead_lifted = lifted;
+            if self.dead_lifted != lifted {
+                self.dead_lifted = lifted;
+                self.propose_count();
+            }
             return true;
         }
         self.dead_lifted.clear();
+        self.proposal = None;
         self.phase = Phase::Play;
         self.resume_phase = Phase::Play;
         self.push_phase();
+        // The new stone with its own captures lifted, as on any board…
+        let verdict = explain(&self.game, &self.pending, obs.grid);
+        if self.apply_verdict(verdict, obs, &[]) {
+            return true;
+        }
+        // …or with the stones lifted as dead still to go back.
         let masked = self.masked_grid(obs.grid, &lifted, &[]);
         let verdict = explain(&self.game, &self.pending, &masked);
         let masked_obs = Observation {
@@ -1388,6 +1418,75 @@ impl Referee {
             self.enter_desync(diff);
         }
         true
+    }
+
+    /// The dead stones proposed at the end and the count without them (G8, G9, C2, R21.2,
+    /// R24.1): the stones the players lifted, plus those the playouts find dead among the rest.
+    fn propose_count(&mut self) {
+        let board = self.game.board();
+        let mut left = board.clone();
+        for &p in &self.dead_lifted {
+            left.put(p, None);
+        }
+        let mut dead = self.dead_lifted.clone();
+        dead.extend(propose_dead(&left, board.hash(), DEFAULT_PLAYOUTS));
+        dead.sort_by_key(|p| (p.y, p.x));
+        dead.dedup();
+        let count = area_count(board, &dead);
+        let komi = self.record.info.komi.unwrap_or(0.0);
+        let result = chinese_result(&count, board.size(), komi, self.warnings);
+        self.events.push_back(EventKind::Count {
+            dead: dead.iter().map(|&p| self.gtp(p)).collect(),
+            black_points: result.black_points,
+            white_points: result.white_points,
+            margin_stones: result.margin_stones,
+            re: result.re.clone(),
+        });
+        self.proposal = Some((dead, result));
+    }
+
+    /// The stones the count takes for dead, while scoring.
+    pub fn proposed_dead(&self) -> &[Point] {
+        self.proposal.as_ref().map_or(&[], |(d, _)| d.as_slice())
+    }
+
+    /// Both players (or the referee) confirm the count (R21.1, R21.3): the game ends with the
+    /// area result. `dead`: the dead stones as agreed, or `None` for the proposal.
+    pub fn confirm_count(&mut self, dead: Option<Vec<Point>>) -> Result<(), CommandError> {
+        if self.phase != Phase::Scoring {
+            return Err(CommandError::WrongPhase(self.phase.as_str()));
+        }
+        if let Some(dead) = dead {
+            let board = self.game.board();
+            if let Some(p) = dead.iter().find(|p| board.get(**p).is_none()) {
+                return Err(CommandError::BadPoint(p.to_gtp(self.size())));
+            }
+            let count = area_count(board, &dead);
+            let komi = self.record.info.komi.unwrap_or(0.0);
+            let result = chinese_result(&count, board.size(), komi, self.warnings);
+            self.proposal = Some((dead, result));
+        }
+        let Some((_, result)) = self.proposal.clone() else {
+            return Err(CommandError::WrongPhase("scoring"));
+        };
+        self.record.info.result = Some(result.re.clone());
+        self.events.push_back(EventKind::Result {
+            winner: result.winner,
+            reason: "count",
+            black_points: Some(result.black_points),
+            white_points: Some(result.white_points),
+            margin_stones: Some(result.margin_stones),
+            re: result.re.clone(),
+        });
+        self.result = Some(GameResult {
+            winner: result.winner,
+            reason: "count",
+            re: result.re,
+        });
+        self.phase = Phase::Finished;
+        self.guidance = BoardDiff::default();
+        self.push_phase();
+        Ok(())
     }
 
     // ---- bookkeeping -----------------------------------------------------------------------------

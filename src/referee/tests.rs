@@ -606,3 +606,66 @@ fn two_passes_enter_scoring_and_a_stone_resumes_play() {
     b.put(&[(W, "C3")]);
     assert_eq!(b.r.phase(), Phase::Play);
 }
+
+#[test]
+fn the_count_is_proposed_in_scoring_and_confirmed_as_the_result() {
+    let mut b = Board::even(9);
+    for row in 1..=9 {
+        b.put(&[(B, &format!("D{row}"))]);
+        b.put(&[(W, &format!("F{row}"))]);
+    }
+    // a white stone thrown into Black's side: dead
+    b.r.on_pass(B, b.t);
+    b.put(&[(W, "B5")]);
+    b.r.on_pass(B, b.t);
+    b.r.on_pass(W, b.t);
+    b.drain();
+    assert_eq!(b.r.phase(), Phase::Scoring);
+    let ev = b.take_events();
+    let count = ev
+        .iter()
+        .rev()
+        .find_map(|e| match e {
+            EventKind::Count { dead, re, .. } => Some((dead.clone(), re.clone())),
+            _ => None,
+        })
+        .expect("count proposed");
+    // D: 9 black stones + 27 territory, F: 9 white + 27, E: 9 dame; komi 7.5
+    assert_eq!(count, (vec!["B5".to_string()], "W+7.5".to_string()));
+    // the players lift the dead stone: the count stays
+    b.lift(&["B5"]);
+    assert_eq!(b.r.proposed_dead(), [b.p("B5")]);
+    b.r.confirm_count(None).unwrap();
+    b.drain();
+    assert_eq!(b.r.phase(), Phase::Finished);
+    let result = b.take_events().into_iter().find_map(|e| match e {
+        EventKind::Result {
+            winner,
+            reason,
+            black_points,
+            white_points,
+            margin_stones,
+            re,
+        } => Some((
+            winner,
+            reason,
+            black_points,
+            white_points,
+            margin_stones,
+            re,
+        )),
+        _ => None,
+    });
+    assert_eq!(
+        result,
+        Some((
+            Some(W),
+            "count",
+            Some(40.5),
+            Some(40.5),
+            Some(-3.75),
+            "W+7.5".to_string()
+        ))
+    );
+    assert!(b.r.record().to_sgf().contains("RE[W+7.5]"));
+}

@@ -37,6 +37,7 @@ mod check;
 mod color;
 mod game;
 mod point;
+mod scoring;
 pub mod sgf;
 mod violation;
 mod zobrist;
@@ -46,5 +47,9 @@ pub use check::{check_record, CheckReport, RecordViolation};
 pub use color::Color;
 pub use game::{Game, Illegal, MoveOutcome, Preview, SetupError};
 pub use point::{CoordError, Point, MAX_BOARD_SIZE, MIN_BOARD_SIZE};
+pub use scoring::{
+    area_count, chinese_result, propose_dead, proposed_result, unconditionally_alive, AreaCount,
+    ChineseResult, DEAD_THRESHOLD, DEFAULT_PLAYOUTS,
+};
 pub use sgf::{GameInfo, GameRecord, RecordedMove, SgfError};
 pub use violation::ViolationCode;

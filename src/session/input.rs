@@ -79,4 +79,6 @@ pub enum Command {
     SealMove(SealedMove),
     /// R17.1: swap the players' colours (up to move 10).
     SwapColors,
+    /// Both sides confirm the count (R21.1): `dead` as agreed, or `None` for the proposal.
+    ConfirmCount(Option<Vec<Point>>),
 }

@@ -390,6 +390,7 @@ impl Session {
             Command::Adjudicate(decision) => self.referee.adjudicate(decision),
             Command::SealMove(sealed) => self.referee.seal_move(sealed)?,
             Command::SwapColors => self.referee.swap_colors()?,
+            Command::ConfirmCount(dead) => self.referee.confirm_count(dead)?,
         }
         Ok(())
     }

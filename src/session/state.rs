@@ -132,6 +132,8 @@ pub struct StateView {
     pub sensor_anomalies: Vec<String>,
     /// Free handicap stones Black still has to place.
     pub handicap_left: u8,
+    /// In scoring: the stones counted as dead (proposed or lifted), GTP.
+    pub dead: Vec<String>,
     /// Referee rule profile (`cn2002`, `cn1988`).
     pub profile: &'static str,
     /// The last move is committed (clock pressed, opponent moved, or settled long enough).
@@ -234,6 +236,7 @@ pub(super) fn view(session: &Session) -> StateView {
             .map(gtp)
             .collect(),
         handicap_left: referee.handicap_left(),
+        dead: referee.proposed_dead().iter().map(|&p| gtp(p)).collect(),
         profile: referee.config().profile.as_str(),
         committed: referee.last_move_committed(),
         game: GameView {

@@ -179,6 +179,20 @@ fn injected_violations_are_reported_once_and_the_record_stays_exact() {
     } else {
         files.into_iter().zip(0..).collect()
     };
+    // SMARTGOBAN_INJECT_SEEDS=3110,2667 re-runs only those runs (seeds as reported).
+    let items: Vec<(PathBuf, u64)> = match std::env::var("SMARTGOBAN_INJECT_SEEDS") {
+        Ok(list) => {
+            let seeds: Vec<u64> = list
+                .split(',')
+                .filter_map(|s| s.trim().parse().ok())
+                .collect();
+            items
+                .into_iter()
+                .filter(|(_, i)| seeds.contains(i))
+                .collect()
+        }
+        Err(_) => items,
+    };
     let results = std::sync::Arc::new(std::sync::Mutex::new(Vec::<Outcome>::new()));
     let sink = results.clone();
     let errors = run_all(items, 2, move |path, index| {
