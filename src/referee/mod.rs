@@ -896,21 +896,50 @@ impl Referee {
     fn place_handicap(&mut self, grid: &StoneGrid) -> bool {
         let board = self.game.board();
         let mut black = Vec::new();
+        let mut white = Vec::new();
         let mut other = false;
         for (p, sensed) in grid.iter() {
             match (board.get(p), sensed) {
                 (a, b) if a == b => {}
                 (None, Some(Color::Black)) => black.push(p),
+                (None, Some(Color::White)) => white.push(p),
                 _ => other = true,
             }
         }
-        if other {
-            return false; // White played, or stones vanished: judged as usual
+        if other || white.len() > 1 {
+            return false; // stones vanished: judged as usual
+        }
+        if let [w] = white[..] {
+            // White moved before Black placed all its handicap stones: too few (the stone is
+            // invalid until the handicap is complete).
+            let detail = format!(
+                "white played {} while black had placed only {} of its {} handicap stones",
+                self.gtp(w),
+                black.len(),
+                self.handicap_total
+            );
+            if !self.has_open(ViolationCode::TwoMovesInARow) {
+                self.flag(
+                    ViolationCode::TwoMovesInARow,
+                    Color::White,
+                    vec![w],
+                    detail,
+                    grid,
+                    true,
+                );
+            }
+            let mut placed = self.game.board().clone();
+            for &p in &black {
+                placed.put(p, Some(Color::Black));
+            }
+            self.enter_desync(BoardDiff::between(&placed, grid));
+            return true;
         }
         let total = usize::from(self.handicap_total);
         match black.len() {
             n if n < total => {
                 self.handicap_left = (total - n) as u8;
+                self.close_board_violations();
                 self.guidance = BoardDiff::default();
                 if self.phase == Phase::Desync {
                     self.leave_desync();
