@@ -147,10 +147,9 @@ pub fn explain(game: &Game, pending: &[Pending], grid: &StoneGrid) -> Verdict {
         })
         .collect();
     if added.is_empty() {
-        return match tally(board, pending, &[], grid) {
-            Some(t) => Verdict::Unchanged(t),
-            None => unexplained(),
-        };
+        if let Some(t) = tally(board, pending, &[], grid) {
+            return Verdict::Unchanged(t);
+        }
     }
     if added.len() > MAX_NEW_STONES {
         return unexplained();
@@ -181,6 +180,25 @@ pub fn explain(game: &Game, pending: &[Pending], grid: &StoneGrid) -> Verdict {
             )
         }
         _ => {}
+    }
+    // A captured stone still on the board may also stand for a new stone on the same point
+    // (lifted and put back under a hand, as in a snapback): try each as a move.
+    let mut replayed = Vec::new();
+    for &(p, c) in pending.iter().filter(|&&(p, c)| grid.get(p) == Some(c)) {
+        let mut with = added.clone();
+        with.push((p, c));
+        let mut search = Search {
+            game: game.clone(),
+            pending,
+            grid,
+            found: Vec::new(),
+        };
+        search.run(&with, &[], 0);
+        replayed.extend(search.found);
+    }
+    if replayed.len() == 1 {
+        let (steps, tally) = replayed.pop().unwrap_or_default();
+        return Verdict::Moves { steps, tally };
     }
     if let [(point, color)] = added[..] {
         if color != game.to_move() {

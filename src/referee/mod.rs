@@ -153,6 +153,8 @@ pub struct Referee {
     /// Free handicap stones still to place (Chinese rules: Black places them anywhere).
     handicap_left: u8,
     handicap_total: u8,
+    /// During free handicap placement: the black stones down so far.
+    handicap_placed: Vec<Point>,
     /// In scoring: recorded stones the players have lifted as dead.
     dead_lifted: Vec<Point>,
     /// In scoring: the stones proposed dead, and the count without them.
@@ -216,6 +218,7 @@ impl Referee {
             ambiguous: None,
             handicap_left: setup.free_handicap,
             handicap_total: setup.free_handicap,
+            handicap_placed: Vec::new(),
             dead_lifted: Vec::new(),
             proposal: None,
             sealed: None,
@@ -350,6 +353,11 @@ impl Referee {
     // ---- the board ------------------------------------------------------------------------
 
     /// A newly settled board that differs from the previous one.
+    ///
+    /// Open violations that require the board to be put back (an invalid stone to lift, a
+    /// moved stone to return, …) are applied to the board first: the board is judged as it will
+    /// be once fixed, so the stone waiting to come off is never taken for a later move, and the
+    /// violation closes once the board shows the fix.
     pub fn on_board(&mut self, obs: Observation<'_>) {
         self.now_ms = self.now_ms.max(obs.at_ms);
         self.last_grid = Some(obs.grid.clone());
@@ -358,16 +366,35 @@ impl Referee {
             // R21.3: once the game is over nothing on the board changes the record. While
             // paused, the board is judged on resumption.
             Phase::Finished | Phase::Paused => return,
-            Phase::Scoring if self.scoring_board(obs) => return,
+            Phase::Scoring if self.scoring_board(obs) => {
+                self.refresh_guidance(obs.grid);
+                return;
+            }
             _ => {}
         }
-        if self.handicap_left > 0 && self.place_handicap(obs.grid) {
-            return;
+        self.settle_fixes(obs.grid);
+        let fixed = self.apply_fixes(obs.grid);
+        let fobs = Observation {
+            grid: &fixed,
+            ..obs
+        };
+        if !(self.handicap_left > 0 && self.place_handicap(fobs.grid)) {
+            self.judge(fobs);
         }
+        self.settle_fixes(obs.grid);
+        self.refresh_guidance(obs.grid);
+    }
+
+    /// Judges a board (with the pending fixes applied): explained by moves, or one of the
+    /// board violations, or left as a difference to fix.
+    fn judge(&mut self, obs: Observation<'_>) {
         let verdict = explain(&self.game, &self.pending, obs.grid);
-        if self.apply_verdict(verdict, obs, &[]) {
+        if self.apply_verdict(verdict, obs) {
             self.anomalies.clear();
             return;
+        }
+        if self.ambiguous.is_some() {
+            return; // held for the referee: nothing else is judged meanwhile
         }
         // Unexplained as it stands: the adjusted last move, sensor anomalies, board violations.
         if self.adjust_last_move(obs) || self.set_aside_anomalies(obs) || self.board_violation(obs)
@@ -376,41 +403,34 @@ impl Referee {
         }
         self.anomalies.clear();
         let diff = BoardDiff::between(self.game.board(), obs.grid);
-        if diff.len() >= DISTURBED && !self.has_open(ViolationCode::BoardDisturbed) {
+        // Many recorded stones missing or changed at once (new stones are not "off").
+        if diff.restore.len() >= DISTURBED && !self.has_open(ViolationCode::BoardDisturbed) {
             let color = self.last.as_ref().map_or(self.game.to_move(), |l| l.color);
-            let points = diff
-                .restore
-                .iter()
-                .map(|&(p, _)| p)
-                .chain(diff.remove.iter().copied())
-                .collect();
+            let points = diff.restore.iter().map(|&(p, _)| p).collect();
+            let detail = format!(
+                "{} stones are off their points at once: rebuild the position from the record",
+                diff.restore.len()
+            );
             self.flag(
                 ViolationCode::BoardDisturbed,
                 color,
                 points,
-                format!(
-                    "{} stones are off their points at once: rebuild the position from the record",
-                    diff.len()
-                ),
+                detail,
                 obs.grid,
-                true,
+                diff,
             );
         }
-        self.enter_desync(diff);
     }
 
-    /// Applies a verdict. `masked` are points the board shows differently but that are set
-    /// aside (anomalies, violations already flagged). Returns false for `Unexplained`.
-    fn apply_verdict(&mut self, verdict: Verdict, obs: Observation<'_>, masked: &[Point]) -> bool {
+    /// Applies a verdict. Returns false for `Unexplained`.
+    fn apply_verdict(&mut self, verdict: Verdict, obs: Observation<'_>) -> bool {
         match verdict {
             Verdict::Unexplained(_) => false,
             Verdict::Unchanged(tally) => {
                 self.apply_tally(tally, &[]);
-                self.after_board_matches(masked);
                 true
             }
             Verdict::Moves { steps, tally } => {
-                self.after_board_matches(masked);
                 self.record_steps(&steps, obs);
                 let fresh: Vec<Point> = steps.iter().flat_map(|s| s.captured.clone()).collect();
                 self.apply_tally(tally, &fresh);
@@ -455,18 +475,11 @@ impl Referee {
         }
     }
 
-    /// The board matches the record (apart from `masked` points): close what the board had to
-    /// fix, leave setup/desync.
-    fn after_board_matches(&mut self, masked: &[Point]) {
-        if masked.is_empty() {
-            self.close_board_violations();
-            self.guidance = BoardDiff::default();
-            self.leave_desync();
-        }
-    }
-
-    /// Records moves explained from the board.
+    /// Records moves explained from the board (nothing once the game is over, R21.3).
     fn record_steps(&mut self, steps: &[Step], obs: Observation<'_>) {
+        if self.phase == Phase::Finished {
+            return;
+        }
         self.ambiguous = None;
         // A move by the opponent of the captor while captured stones still lie on the board:
         // the captor missed them (R18.2). A pending stone's captor is the other colour.
@@ -477,7 +490,16 @@ impl Referee {
                 .filter(|&&(_, victim)| victim == first.color)
                 .map(|&(p, _)| p)
                 .collect();
-            if !left.is_empty() && !self.has_open(ViolationCode::MissedCapture) {
+            // One failure, one warning: not again if the clock press was already flagged.
+            let already = self.violations.iter().any(|v| {
+                v.open
+                    && matches!(
+                        v.code,
+                        ViolationCode::MissedCapture | ViolationCode::ClockBeforeCaptures
+                    )
+                    && left.iter().any(|p| v.points.contains(p))
+            });
+            if !left.is_empty() && !already {
                 let captor = first.color.opposite();
                 self.flag(
                     ViolationCode::MissedCapture,
@@ -489,7 +511,7 @@ impl Referee {
                         captor.as_str()
                     ),
                     obs.grid,
-                    false,
+                    BoardDiff::default(),
                 );
             }
         }
@@ -532,7 +554,7 @@ impl Referee {
                         "the whole-board position after move {earlier} is repeated (a multiple-ko or other cycle)"
                     ),
                     obs.grid,
-                    false,
+                    BoardDiff::default(),
                 );
             }
         }
@@ -541,6 +563,9 @@ impl Referee {
     /// One stone of the side not to move (R17.2), or — as the very first move of a game with
     /// no setup — colours taken the wrong way round (R17.1).
     fn out_of_turn(&mut self, step: Step, tally: CaptureTally, obs: Observation<'_>) {
+        if self.joins_takeback(step.color, step.point) {
+            return;
+        }
         let wrong_colors = self.game.move_number() == 0
             && self.record.setup.is_empty()
             && self.handicap_total == 0;
@@ -571,13 +596,39 @@ impl Referee {
             let fresh = step.captured.clone();
             self.record_steps(std::slice::from_ref(&step), obs);
             self.apply_tally(tally, &fresh);
-            self.flag(code, step.color, vec![step.point], detail, obs.grid, false);
-            self.after_board_matches(&[]);
+            self.flag(
+                code,
+                step.color,
+                vec![step.point],
+                detail,
+                obs.grid,
+                BoardDiff::default(),
+            );
         } else {
             // R17.2: the second move is invalid; its stone comes off the board.
-            self.flag(code, step.color, vec![step.point], detail, obs.grid, true);
-            self.enter_desync(BoardDiff::between(self.game.board(), obs.grid));
+            let fix = BoardDiff {
+                restore: Vec::new(),
+                remove: vec![step.point],
+            };
+            self.flag(code, step.color, vec![step.point], detail, obs.grid, fix);
         }
+    }
+
+    /// A stone of `color` played elsewhere while its takeback is still to be put right is the
+    /// same act (R17.3: lifted and played elsewhere): it joins that violation's fix.
+    fn joins_takeback(&mut self, color: Color, point: Point) -> bool {
+        let Some(v) = self
+            .violations
+            .iter_mut()
+            .find(|v| v.open && v.code == ViolationCode::Takeback && v.color == color)
+        else {
+            return false;
+        };
+        if !v.points.contains(&point) {
+            v.points.push(point);
+            v.fix.remove.push(point);
+        }
+        true
     }
 
     /// A stone on a forbidden point (G5/R19) or a ko retaken at once (R18.3/R20.1): invalid,
@@ -592,18 +643,28 @@ impl Referee {
         let (code, why) = match illegal {
             Illegal::Ko(_) => (
                 ViolationCode::KoRecapture,
-                "retakes the ko at once (R20.1); the move is invalid and counts as a pass",
+                "retakes the ko at once; the move is invalid and counts as a pass",
             ),
             _ => (
                 ViolationCode::ForbiddenPoint,
-                "is a forbidden point (G5); the move is invalid and counts as a pass",
+                "is a forbidden point (no liberty, no capture); the move is invalid and counts as a pass",
             ),
         };
         let detail = format!("{} {} {}", color.as_str(), self.gtp(point), why);
+        // What the invalid stone would capture (the ko stone) stays on, or goes back on if
+        // lifted later: lifting it is part of the same invalid move, not a wrong capture.
+        let mut would_capture = self.game.board().clone();
+        let captures = would_capture.play(color, point).unwrap_or_default();
         self.commit_last();
         self.record_pass(color, obs.at_ms);
-        self.flag(code, color, vec![point], detail, obs.grid, true);
-        self.enter_desync(BoardDiff::between(self.game.board(), obs.grid));
+        // the retake's capture goes back, the stone comes off
+        let mut fix = BoardDiff::between(self.game.board(), obs.grid);
+        for c in captures {
+            if !fix.restore.iter().any(|&(q, _)| q == c) {
+                fix.restore.push((c, color.opposite()));
+            }
+        }
+        self.flag(code, color, vec![point], detail, obs.grid, fix);
     }
 
     fn hold_ambiguous(&mut self, candidates: Vec<Candidate>, grid: &StoneGrid) {
@@ -653,7 +714,6 @@ impl Referee {
             Verdict::Unchanged(tally) => {
                 self.undo_last();
                 self.apply_tally(tally, &[]);
-                self.after_board_matches(&[]);
                 true
             }
             Verdict::Moves { steps, tally } if steps[0].color == last.color => {
@@ -661,7 +721,6 @@ impl Referee {
                 self.record_steps(&steps, obs);
                 let fresh: Vec<Point> = steps.iter().flat_map(|s| s.captured.clone()).collect();
                 self.apply_tally(tally, &fresh);
-                self.after_board_matches(&[]);
                 true
             }
             _ => false,
@@ -708,7 +767,7 @@ impl Referee {
             grid: &masked,
             ..obs
         };
-        self.apply_verdict(verdict, masked_obs, &flips);
+        self.apply_verdict(verdict, masked_obs);
         if self.anomalies != flips {
             self.stats.anomalies += 1;
         }
@@ -765,14 +824,16 @@ impl Referee {
                         ),
                     )
                 };
-                self.flag_once(code, color, vec![from, to], detail, obs.grid);
+                let fix = BoardDiff {
+                    restore: vec![(from, color)],
+                    remove: vec![to],
+                };
+                self.flag_once(code, color, vec![from, to], detail, obs.grid, fix);
                 let masked_obs = Observation {
                     grid: &masked,
                     ..obs
                 };
-                self.apply_verdict(verdict, masked_obs, &[from, to]);
-                self.guidance = BoardDiff::between(self.game.board(), obs.grid);
-                self.set_phase_desync();
+                self.apply_verdict(verdict, masked_obs);
                 return true;
             }
         }
@@ -789,20 +850,23 @@ impl Referee {
                         color.as_str(),
                         self.gtp(*from)
                     );
+                    let fix = BoardDiff {
+                        restore: vec![(*from, *color)],
+                        remove: Vec::new(),
+                    };
                     self.flag_once(
                         ViolationCode::Takeback,
                         *color,
                         vec![*from],
                         detail,
                         obs.grid,
+                        fix,
                     );
                     let masked_obs = Observation {
                         grid: &masked,
                         ..obs
                     };
-                    self.apply_verdict(verdict, masked_obs, &[*from]);
-                    self.guidance = BoardDiff::between(self.game.board(), obs.grid);
-                    self.set_phase_desync();
+                    self.apply_verdict(verdict, masked_obs);
                     return true;
                 }
             }
@@ -832,6 +896,8 @@ impl Referee {
                         self.last.as_ref().is_some_and(|l| l.color == offender)
                     }
                     Verdict::Moves { steps, .. } => steps.iter().any(|s| s.color == offender),
+                    // a stone out of turn and a wrong capture at once: both are flagged
+                    Verdict::OutOfTurn { step, .. } => step.color == offender,
                     _ => false,
                 };
                 if by_offender && !lifted.is_empty() {
@@ -849,16 +915,19 @@ impl Referee {
                         grid: &masked,
                         ..obs
                     };
-                    self.apply_verdict(verdict, masked_obs, &lifted);
+                    let fix = BoardDiff {
+                        restore: lifted.iter().map(|&p| (p, victim)).collect(),
+                        remove: Vec::new(),
+                    };
                     self.flag_once(
                         ViolationCode::WrongCapture,
                         offender,
                         lifted,
                         detail,
                         obs.grid,
+                        fix,
                     );
-                    self.guidance = BoardDiff::between(self.game.board(), obs.grid);
-                    self.set_phase_desync();
+                    self.apply_verdict(verdict, masked_obs);
                     return true;
                 }
             }
@@ -909,6 +978,29 @@ impl Referee {
         if other || white.len() > 1 {
             return false; // stones vanished: judged as usual
         }
+        let total = usize::from(self.handicap_total);
+        if black.len() > total {
+            return false; // judged as usual: the extra black stone is out of turn
+        }
+        if black.len() == total {
+            let setup: Vec<(Color, Point)> = black.iter().map(|&p| (Color::Black, p)).collect();
+            let Ok(game) = Game::with_setup(self.size(), &setup, Color::White) else {
+                return false;
+            };
+            self.game = game;
+            self.record.setup = setup;
+            self.record.info.handicap = self.handicap_total;
+            self.record.player_to_move = Some(Color::White);
+            self.handicap_left = 0;
+            self.handicap_placed.clear();
+            self.events.push_back(EventKind::HandicapPlaced {
+                points: black.iter().map(|&p| p.to_gtp(self.size())).collect(),
+            });
+            // White's first move, if already down, is judged as usual
+            return white.is_empty();
+        }
+        self.handicap_left = (total - black.len()) as u8;
+        self.handicap_placed = black.clone();
         if let [w] = white[..] {
             // White moved before Black placed all its handicap stones: too few (the stone is
             // invalid until the handicap is complete).
@@ -918,53 +1010,20 @@ impl Referee {
                 black.len(),
                 self.handicap_total
             );
-            if !self.has_open(ViolationCode::TwoMovesInARow) {
-                self.flag(
-                    ViolationCode::TwoMovesInARow,
-                    Color::White,
-                    vec![w],
-                    detail,
-                    grid,
-                    true,
-                );
-            }
-            let mut placed = self.game.board().clone();
-            for &p in &black {
-                placed.put(p, Some(Color::Black));
-            }
-            self.enter_desync(BoardDiff::between(&placed, grid));
-            return true;
+            let fix = BoardDiff {
+                restore: Vec::new(),
+                remove: vec![w],
+            };
+            self.flag_once(
+                ViolationCode::TwoMovesInARow,
+                Color::White,
+                vec![w],
+                detail,
+                grid,
+                fix,
+            );
         }
-        let total = usize::from(self.handicap_total);
-        match black.len() {
-            n if n < total => {
-                self.handicap_left = (total - n) as u8;
-                self.close_board_violations();
-                self.guidance = BoardDiff::default();
-                if self.phase == Phase::Desync {
-                    self.leave_desync();
-                }
-                true
-            }
-            n if n == total => {
-                let setup: Vec<(Color, Point)> = black.iter().map(|&p| (Color::Black, p)).collect();
-                let Ok(game) = Game::with_setup(self.size(), &setup, Color::White) else {
-                    return false;
-                };
-                self.game = game;
-                self.record.setup = setup;
-                self.record.info.handicap = self.handicap_total;
-                self.record.player_to_move = Some(Color::White);
-                self.handicap_left = 0;
-                self.events.push_back(EventKind::HandicapPlaced {
-                    points: black.iter().map(|&p| p.to_gtp(self.size())).collect(),
-                });
-                self.guidance = BoardDiff::default();
-                self.leave_desync();
-                true
-            }
-            _ => false,
-        }
+        true
     }
 
     // ---- presses and commands ------------------------------------------------------------------
@@ -973,6 +1032,10 @@ impl Referee {
     /// passes in a row enter scoring (R21.1).
     pub fn on_pass(&mut self, color: Color, at_ms: u64) {
         if matches!(self.phase, Phase::Finished | Phase::Paused) {
+            return;
+        }
+        if self.ambiguous.is_some() {
+            self.stats.ignored_passes += 1;
             return;
         }
         let out_of_turn = color != self.game.to_move();
@@ -992,13 +1055,18 @@ impl Referee {
                 Vec::new(),
                 format!("{} passed when it was not its turn", color.as_str()),
                 &grid,
-                false,
+                BoardDiff::default(),
             );
         }
         if let Some(last) = &mut self.last {
             last.committed = true;
         }
-        if self.game.consecutive_passes() >= 2 && matches!(self.phase, Phase::Play) {
+        // R21.1: both sides passed one after the other (two passes by one side are not it)
+        let both_passed = match self.record.moves.as_slice() {
+            [.., a, b] => a.point.is_none() && b.point.is_none() && a.color != b.color,
+            _ => false,
+        };
+        if both_passed && matches!(self.phase, Phase::Play) {
             self.phase = Phase::Scoring;
             self.resume_phase = Phase::Scoring;
             self.dead_lifted.clear();
@@ -1012,7 +1080,12 @@ impl Referee {
     /// stones still on the board, is a warning. A press by the side whose turn it is not is
     /// ignored.
     pub fn on_clock(&mut self, color: Color, at_ms: u64) {
-        if matches!(self.phase, Phase::Finished | Phase::Paused | Phase::Setup) {
+        if matches!(self.phase, Phase::Finished | Phase::Paused | Phase::Setup)
+            || self.ambiguous.is_some()
+        {
+            // nothing to judge a press against (a board held for the referee is not settled
+            // into the record yet)
+            self.stats.ignored_presses += 1;
             return;
         }
         let grid = self
@@ -1044,7 +1117,7 @@ impl Referee {
                     point.into_iter().collect(),
                     detail,
                     &grid,
-                    false,
+                    BoardDiff::default(),
                 );
             } else if self.pending.iter().any(|&(_, v)| v == color.opposite()) {
                 let points = self
@@ -1063,7 +1136,7 @@ impl Referee {
                     points,
                     detail,
                     &grid,
-                    false,
+                    BoardDiff::default(),
                 );
             }
             return;
@@ -1089,13 +1162,23 @@ impl Referee {
                     l.pressed = true;
                     l.committed = true;
                 }
+                // the stacked stone comes off: the point shows its own stone again
+                let fix = BoardDiff {
+                    restore: self
+                        .game
+                        .board()
+                        .get(p)
+                        .map(|own| vec![(p, own)])
+                        .unwrap_or_default(),
+                    remove: Vec::new(),
+                };
                 self.flag(
                     ViolationCode::OccupiedPoint,
                     color,
                     vec![p],
                     detail,
                     &grid,
-                    true,
+                    fix,
                 );
             } else {
                 let detail = format!(
@@ -1108,7 +1191,7 @@ impl Referee {
                     Vec::new(),
                     detail,
                     &grid,
-                    false,
+                    BoardDiff::default(),
                 );
             }
             return;
@@ -1220,10 +1303,7 @@ impl Referee {
                 at_ms: at,
                 changed_at: &changed,
             });
-            if !BoardDiff::between(self.game.board(), &grid).is_empty() && self.phase == Phase::Play
-            {
-                self.enter_desync(BoardDiff::between(self.game.board(), &grid));
-            }
+            self.refresh_guidance(&grid);
         }
         Ok(())
     }
@@ -1391,10 +1471,7 @@ impl Referee {
         });
         self.note_at(i, "corrected by the referee");
         if let Some(grid) = self.last_grid.clone() {
-            self.guidance = BoardDiff::between(self.game.board(), &grid);
-            if !self.guidance.is_empty() {
-                self.set_phase_desync();
-            }
+            self.refresh_guidance(&grid);
         }
         Ok(())
     }
@@ -1429,7 +1506,7 @@ impl Referee {
         self.push_phase();
         // The new stone with its own captures lifted, as on any board…
         let verdict = explain(&self.game, &self.pending, obs.grid);
-        if self.apply_verdict(verdict, obs, &[]) {
+        if self.apply_verdict(verdict, obs) {
             return true;
         }
         // …or with the stones lifted as dead still to go back.
@@ -1439,14 +1516,7 @@ impl Referee {
             grid: &masked,
             ..obs
         };
-        if !self.apply_verdict(verdict, masked_obs, &lifted) {
-            return false;
-        }
-        let diff = BoardDiff::between(self.game.board(), obs.grid);
-        if !diff.is_empty() {
-            self.enter_desync(diff);
-        }
-        true
+        self.apply_verdict(verdict, masked_obs)
     }
 
     /// The dead stones proposed at the end and the count without them (G8, G9, C2, R21.2,
@@ -1603,57 +1673,102 @@ impl Referee {
         }
     }
 
-    fn enter_desync(&mut self, diff: BoardDiff) {
-        let changed = self.guidance != diff;
-        let phase = if self.phase == Phase::Setup {
-            Phase::Setup
-        } else {
-            if !matches!(self.phase, Phase::Desync) {
-                self.resume_phase = self.phase;
+    /// The physical fixes still owed by open violations, applied to `grid`: the board as it
+    /// will be once put right. A fix that no longer matches the record (the stone was since
+    /// captured, the point since played) is moot and skipped.
+    fn apply_fixes(&self, grid: &StoneGrid) -> StoneGrid {
+        let mut g = grid.clone();
+        let board = self.game.board();
+        for v in self.violations.iter().filter(|v| v.open) {
+            for &(p, c) in &v.fix.restore {
+                if board.get(p) == Some(c) {
+                    g.set(p, Some(c));
+                }
             }
-            Phase::Desync
+            for &p in &v.fix.remove {
+                if board.get(p).is_none() {
+                    g.set(p, None);
+                }
+            }
+        }
+        g
+    }
+
+    /// Closes the open violations whose fix the board now shows (or that became moot).
+    fn settle_fixes(&mut self, grid: &StoneGrid) {
+        let board = self.game.board();
+        let done: Vec<u32> = self
+            .violations
+            .iter()
+            .filter(|v| v.open && !v.fix.is_empty())
+            .filter(|v| {
+                v.fix
+                    .restore
+                    .iter()
+                    .all(|&(p, c)| grid.get(p) == Some(c) || board.get(p) != Some(c))
+                    && v.fix
+                        .remove
+                        .iter()
+                        .all(|&p| grid.get(p).is_none() || board.get(p).is_some())
+            })
+            .map(|v| v.id)
+            .collect();
+        for id in done {
+            self.close(id, "board_restored");
+        }
+    }
+
+    /// What the board must change to match the record, and the phase that follows: `setup`
+    /// until the starting position (or the free handicap) is down, `desync` while anything is
+    /// to fix, else play (or scoring). Captured stones being lifted, stones lifted as dead in
+    /// scoring and sensor anomalies are no desync.
+    fn refresh_guidance(&mut self, actual: &StoneGrid) {
+        if matches!(self.phase, Phase::Finished | Phase::Paused) {
+            return;
+        }
+        let mut diff = BoardDiff::between(self.game.board(), actual);
+        let flagged: Vec<Point> = self
+            .violations
+            .iter()
+            .filter(|v| {
+                v.open
+                    && matches!(
+                        v.code,
+                        ViolationCode::MissedCapture | ViolationCode::ClockBeforeCaptures
+                    )
+            })
+            .flat_map(|v| v.points.iter().copied())
+            .collect();
+        diff.remove.retain(|p| {
+            let captured_being_lifted =
+                self.pending.iter().any(|(q, _)| q == p) && !flagged.contains(p);
+            !captured_being_lifted && !self.handicap_placed.contains(p)
+        });
+        diff.restore
+            .retain(|(p, _)| !self.anomalies.contains(p) && !self.dead_lifted.contains(p));
+        // Stones held for the referee's choice are neither to lift nor to put back until the
+        // choice is made.
+        if let Some(a) = &self.ambiguous {
+            let steps = || a.candidates.iter().flat_map(|c| c.steps.iter());
+            diff.remove.retain(|p| !steps().any(|s| s.point == *p));
+            diff.restore
+                .retain(|(p, _)| !steps().any(|s| s.captured.contains(p)));
+        }
+        let phase = match self.phase {
+            Phase::Setup if diff.is_empty() && self.handicap_left == 0 => Phase::Play,
+            Phase::Setup => Phase::Setup,
+            Phase::Desync if diff.is_empty() => self.resume_phase,
+            Phase::Desync => Phase::Desync,
+            other if diff.is_empty() => other,
+            other => {
+                self.resume_phase = other;
+                Phase::Desync
+            }
         };
-        if changed || self.phase != phase {
+        if phase != self.phase || diff != self.guidance {
             self.phase = phase;
             self.guidance = diff;
             self.push_phase();
-        }
-    }
-
-    /// Enters desync for a flagged board violation, keeping the guidance already set.
-    fn set_phase_desync(&mut self) {
-        if self.phase == Phase::Setup {
-            return;
-        }
-        if self.phase != Phase::Desync {
-            self.resume_phase = self.phase;
-            self.phase = Phase::Desync;
-        }
-        self.push_phase();
-    }
-
-    fn leave_desync(&mut self) {
-        if matches!(self.phase, Phase::Setup | Phase::Desync) {
-            self.phase = if self.phase == Phase::Setup {
-                Phase::Play
-            } else {
-                self.resume_phase
-            };
-            self.guidance = BoardDiff::default();
-            self.push_phase();
-        }
-    }
-
-    /// Closes every open violation that waited for the board to be put back.
-    fn close_board_violations(&mut self) {
-        let ids: Vec<u32> = self
-            .violations
-            .iter()
-            .filter(|v| v.open && v.needs_board_fix)
-            .map(|v| v.id)
-            .collect();
-        for id in ids {
-            self.close(id, "board_restored");
         }
     }
 
@@ -1707,9 +1822,9 @@ impl Referee {
                 ViolationCode::TwoWarningsLoss,
                 color,
                 Vec::new(),
-                format!("{} has two warnings in this game (R24.2)", color.as_str()),
+                format!("{} has two warnings in this game", color.as_str()),
                 &grid,
-                false,
+                BoardDiff::default(),
             );
         }
     }
@@ -1722,6 +1837,7 @@ impl Referee {
         points: Vec<Point>,
         detail: String,
         grid: &StoneGrid,
+        fix: BoardDiff,
     ) {
         if self
             .violations
@@ -1730,7 +1846,7 @@ impl Referee {
         {
             return;
         }
-        self.flag(code, color, points, detail, grid, true);
+        self.flag(code, color, points, detail, grid, fix);
     }
 
     fn note_on_last(&mut self, note: &str) {
@@ -1752,8 +1868,8 @@ impl Referee {
     }
 
     /// Raises a violation with evidence, applies its sanction under the profile and policy,
-    /// and notes it on the move it concerns. `needs_board_fix`: it stays open until the board
-    /// is put back.
+    /// and notes it on the move it concerns. `fix`: what the board must change back; the
+    /// violation stays open until it has (then it closes as `board_restored`).
     fn flag(
         &mut self,
         code: ViolationCode,
@@ -1761,8 +1877,12 @@ impl Referee {
         points: Vec<Point>,
         detail: String,
         after: &StoneGrid,
-        needs_board_fix: bool,
+        fix: BoardDiff,
     ) {
+        if self.phase == Phase::Finished {
+            return; // R21.3: nothing after the end
+        }
+        let needs_board_fix = !fix.is_empty();
         let id = self.violations.len() as u32 + 1;
         let move_number = self.game.move_number();
         let clause = self.config.profile.clause(code);
@@ -1796,6 +1916,7 @@ impl Referee {
             detail,
             open: true,
             needs_board_fix,
+            fix,
         });
         if accepted && !needs_board_fix {
             self.close(id, "accepted");

@@ -669,3 +669,46 @@ fn the_count_is_proposed_in_scoring_and_confirmed_as_the_result() {
     );
     assert!(b.r.record().to_sgf().contains("RE[W+7.5]"));
 }
+
+#[test]
+fn a_ko_retake_whose_capture_is_lifted_later_is_one_violation() {
+    // Ko at E5/F5: Black F5 takes E5; White retakes at E5 at once, first putting the stone
+    // down, then lifting F5 a moment later (two settled boards).
+    let mut b = Board::even(9);
+    b.play(&["D5", "G5", "E6", "F6", "E4", "F4", "A9", "E5"]);
+    b.t += 300;
+    b.set("F5", Some(B));
+    b.set("E5", None);
+    b.settle();
+    b.take_events();
+    b.put(&[(W, "E5")]);
+    b.lift(&["F5"]);
+    let ev = b.take_events();
+    assert_eq!(
+        violations(&ev),
+        [("ko_recapture", W, vec!["E5".to_string()])],
+        "lifting F5 is part of the invalid retake, not a wrong capture (R18.1)"
+    );
+    assert_eq!(b.r.warnings(), [0, 1]);
+    assert_eq!(b.r.phase(), Phase::Desync);
+    let g = b.r.guidance();
+    assert_eq!(g.restore, [(b.p("F5"), B)]);
+    assert_eq!(g.remove, [b.p("E5")]);
+    // put right: play goes on with Black, White's retake a pass
+    b.lift(&["E5"]);
+    b.put(&[(B, "F5")]);
+    assert_eq!(b.r.phase(), Phase::Play);
+    assert!(b.r.violations().iter().all(|v| !v.open));
+    b.put(&[(B, "A1")]);
+    assert_eq!(b.moves()[9..], ["Wpass", "BA1"]);
+}
+
+#[test]
+fn stones_held_for_the_referee_are_not_guidance_to_lift() {
+    let mut b = Board::even(9);
+    b.play(&["A2", "J9", "B2", "J8", "C1"]);
+    b.put(&[(B, "A1")]);
+    assert!(b.r.ambiguity().is_some());
+    assert!(b.r.guidance().is_empty(), "{:?}", b.r.guidance());
+    assert_eq!(b.r.phase(), Phase::Play);
+}

@@ -1,5 +1,6 @@
 //! [`Violation`]: a violation as the referee keeps it.
 
+use super::inference::BoardDiff;
 use super::profile::Penalty;
 use crate::rules::{Color, Point, ViolationCode};
 
@@ -29,4 +30,6 @@ pub struct Violation {
     /// The board must be changed back: the violation closes once it is (R17.3, R17.5, R18.1,
     /// R18.3, R19, …).
     pub needs_board_fix: bool,
+    /// What the board must change: stones to put back, stones to lift.
+    pub fix: BoardDiff,
 }

@@ -37,6 +37,9 @@ pub struct Settled<'a> {
     pub changed: bool,
     /// Board time, in ms, at which the board was found settled.
     pub at_ms: u64,
+    /// Board time, in ms, of the earliest last change among the points that differ from the
+    /// previous settled board: roughly when the new stones went down (`at_ms` if none).
+    pub first_change_ms: u64,
 }
 
 /// Counters for diagnostics (exposed on the API and in metrics).
@@ -144,8 +147,14 @@ impl Stabiliser {
             .zip(&mut self.changed_at)
         {
             if *old != new {
+                // A point coming out of an uncertain spell (a hand over it) may have changed
+                // at any moment of it: the earliest is taken, so a stone put down under a hand
+                // is never later than a clock press made before the hand lifted (R17.4).
+                *changed_at = match (*old, *since) {
+                    (Cell::Uncertain, Some(from)) => from,
+                    _ => t_ms,
+                };
                 *old = new;
-                *changed_at = t_ms;
                 changed = true;
                 *since = (new == Cell::Uncertain).then_some(t_ms);
             } else if new == Cell::Uncertain && since.is_none() {
@@ -177,6 +186,14 @@ impl Stabiliser {
         self.settled = true;
         let grid = self.grid_from_readings();
         let changed = self.stable.as_ref() != Some(&grid);
+        let first_change_ms = match &self.stable {
+            Some(old) => (0..self.reading.len())
+                .filter(|&i| old.at_index(i) != grid.at_index(i))
+                .map(|i| self.changed_at[i])
+                .min()
+                .unwrap_or(t_ms),
+            None => t_ms,
+        };
         if changed {
             self.stats.changes += 1;
             self.stable = Some(grid);
@@ -187,6 +204,7 @@ impl Stabiliser {
             grid,
             changed,
             at_ms: t_ms,
+            first_change_ms,
         })
     }
 
@@ -218,7 +236,8 @@ impl Stabiliser {
     }
 
     /// Board time, ms, at which each point's reading last changed (dense index order): when a
-    /// stone appeared, for telling a clock press before the stone (R17.4).
+    /// stone appeared, for telling a clock press before the stone (R17.4). For a point that
+    /// read uncertain before its new value, the moment the uncertainty began.
     pub fn changed_at(&self) -> &[u64] {
         &self.changed_at
     }

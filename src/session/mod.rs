@@ -73,6 +73,9 @@ pub struct SessionStats {
     pub stabiliser: StabiliserStats,
 }
 
+/// Longest a press waits for something resting on the board to lift, ms of board time.
+pub const STUCK_PRESS_WAIT_MS: u64 = 10_000;
+
 /// Most presses of one button that one scan can report (scans are 20 ms apart).
 pub const MAX_PRESSES_PER_SCAN: u8 = 2;
 
@@ -292,10 +295,24 @@ impl Session {
         let now = self.board_time_ms;
         let settled = stabiliser
             .push(&self.cells, now)
-            .map(|s| (s.changed, s.grid.clone()));
+            .map(|s| (s.changed, s.grid.clone(), s.first_change_ms));
         let is_settled = stabiliser.is_settled();
-        if let Some((true, grid)) = settled {
-            let changed_at = stabiliser.changed_at().to_vec();
+        let stuck = is_settled && !stabiliser.stuck_points().is_empty();
+        self.deferred.extend(presses.into_iter().map(|p| (p, now)));
+        if let Some((true, grid, first_change)) = settled {
+            // Presses made before the board started to change belong to the board before.
+            let (before, after): (Vec<_>, Vec<_>) = std::mem::take(&mut self.deferred)
+                .into_iter()
+                .partition(|&(_, at)| at < first_change);
+            self.deferred = after;
+            for (press, at) in before {
+                self.press(press, at);
+            }
+            let changed_at = self
+                .stabiliser
+                .as_ref()
+                .map(|s| s.changed_at().to_vec())
+                .unwrap_or_default();
             self.referee.on_board(Observation {
                 grid: &grid,
                 at_ms: now,
@@ -305,9 +322,11 @@ impl Session {
         self.referee.on_tick(now, is_settled);
         // A press counts once the board is settled, after the board it belongs to, so a pass
         // or resignation never jumps ahead of the stone placed just before it; it keeps the
-        // time it was pressed.
-        self.deferred.extend(presses.into_iter().map(|p| (p, now)));
-        if is_settled {
+        // time it was pressed. While something rests on the board (stuck sensors), a stone may
+        // be going down unseen under it: presses wait for it to lift, up to STUCK_PRESS_WAIT_MS.
+        let oldest = self.deferred.first().map(|&(_, at)| at);
+        let waited_enough = oldest.is_some_and(|at| now.saturating_sub(at) >= STUCK_PRESS_WAIT_MS);
+        if is_settled && (!stuck || waited_enough) {
             for (press, at) in std::mem::take(&mut self.deferred) {
                 self.press(press, at);
             }

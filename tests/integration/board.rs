@@ -128,8 +128,9 @@ fn single_scan_glitches_and_hands_produce_no_event() {
         .map(|e| e["kind"].as_str().unwrap())
         .filter(|k| !matches!(*k, "game" | "link"))
         .collect();
-    // setup, then play (the first settled board already shows E5), then the two moves
-    assert_eq!(kinds, ["phase", "phase", "move", "move"], "{events:?}");
+    // setup; the first settled board already shows E5, whose move ends the setup
+    // phase; then White's move
+    assert_eq!(kinds, ["phase", "move", "phase", "move"], "{events:?}");
     assert_eq!(snap.state.move_number, 2);
 }
 

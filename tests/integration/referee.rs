@@ -339,3 +339,45 @@ fn a_real_multiple_ko_cycle_raises_superko_cycle() {
         "{notes:?}"
     );
 }
+
+#[test]
+fn a_stone_put_down_under_a_resting_forearm_and_the_clock_pressed_is_a_move() {
+    // White's forearm rests over the lower right for 8 s (those sensors read uncertain and are
+    // taken as stuck after 2 s); Black plays G3 under it and presses the clock before the arm
+    // lifts. The press waits for the arm: one move, no R17.4 clock_before_stone.
+    let script = "size 9\n\
+        at 0 place B E5\n at 300 clock B\n at 1000 place W C3\n at 1300 clock W\n\
+        at 1500 hand H2 2 8000\n at 5000 place B G3\n at 5300 clock B\n\
+        at 12000 place W G7\n at 12300 clock W\n";
+    let (events, _) = run(script);
+    assert_eq!(moves(&events), ["BE5", "WC3", "BG3", "WG7"]);
+    assert_eq!(violations(&events), []);
+}
+
+#[test]
+fn a_ko_retaken_and_its_capture_lifted_after_is_one_violation_through_the_stack() {
+    // White retakes the ko at D5 at once and lifts E5 200 ms later (two settled boards): one
+    // ko_recapture (R18.3/R20.1), counted as a pass, and the board guided back — not also a
+    // wrong capture, which would be the second warning and a loss.
+    let script = "size 9\n\
+        at 0 place B D4\n at 300 clock B\n at 600 place W E4\n at 900 clock W\n\
+        at 1200 place B C5\n at 1500 clock B\n at 1800 place W F5\n at 2100 clock W\n\
+        at 2400 place B D6\n at 2700 clock B\n at 3000 place W E6\n at 3300 clock W\n\
+        at 3600 place B H2\n at 3900 clock B\n at 4200 place W D5\n at 4500 clock W\n\
+        at 4800 place B E5\n at 5000 remove D5\n at 5200 clock B\n\
+        at 5800 place W D5\n at 6000 remove E5\n at 6200 clock W\n\
+        at 7000 remove D5\n at 7300 place B E5\n\
+        at 8000 place B H8\n at 8300 clock B\n";
+    let (events, snap) = run(script);
+    assert_eq!(
+        violations(&events),
+        [("ko_recapture".into(), "white".into(), json!(["D5"]))]
+    );
+    assert_eq!(
+        moves(&events)[7..],
+        ["WD5", "BE5", "Wpass", "BH8"],
+        "{events:?}"
+    );
+    assert_eq!(snap.state.phase.as_str(), "play");
+    assert!(of_kind(&events, "result").is_empty());
+}
