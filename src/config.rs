@@ -9,6 +9,8 @@
 //! commit_ms = 3000                                          # no clock: a move is committed
 //!                                                           # after the board is settled this
 //!                                                           # long (0: only the clock commits)
+//! time_up = "loss"                                          # R22.5 at a flag fall: "loss", or
+//!                                                           # "pass" (a pass with a warning)
 //!
 //! [game]                                                    # the game to start with
 //! size = 19
@@ -16,6 +18,9 @@
 //! handicap = 0
 //! black = "Fan Xiping"
 //! white = "Shi Xiangxia"
+//! time = "main=60m cn=5x60s"                                # clock: main time, then cn= (Chinese
+//!                                                           # counting), jp= (byo-yomi), ca=
+//!                                                           # (Canadian) or fischer=; none: no clock
 //! ```
 //!
 //! Raw values are read in one place and turned into a validated [`Config`]; every error
@@ -27,7 +32,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::clock::TimeSystem;
 use crate::referee::{GameSetup, Profile};
+use crate::session::TimeUp;
 
 /// Default API address of `run`.
 pub const DEFAULT_HTTP: &str = "0.0.0.0:8019";
@@ -45,6 +52,7 @@ struct RawConfig {
     settle_ms: Option<i64>,
     profile: Option<String>,
     commit_ms: Option<i64>,
+    time_up: Option<String>,
     #[serde(default)]
     game: RawGame,
 }
@@ -58,6 +66,7 @@ struct RawGame {
     black: Option<String>,
     white: Option<String>,
     event: Option<String>,
+    time: Option<String>,
 }
 
 /// A validated configuration.
@@ -76,7 +85,9 @@ pub struct Config {
     /// Without a clock, a move is committed once the board has stayed settled this long, ms
     /// (`None`: only a clock press commits; `commit_ms = 0` in the file).
     pub commit_ms: Option<u64>,
-    /// The game to start with.
+    /// R22.5: what a flag fall does.
+    pub time_up: TimeUp,
+    /// The game to start with (its time control in `setup.time`).
     pub setup: GameSetup,
 }
 
@@ -197,7 +208,23 @@ impl Config {
             Some(h @ 2..=9) => h as u8,
             Some(h) => return Err(bad("game.handicap", h.to_string(), "use 0 to 9 stones")),
         };
+        let time_up = match raw.time_up.as_deref() {
+            None | Some("loss") => TimeUp::Loss,
+            Some("pass") => TimeUp::Pass,
+            Some(v) => return Err(bad("time_up", format!("{v:?}"), "use \"loss\" or \"pass\"")),
+        };
+        let time = match raw.game.time.as_deref() {
+            None | Some("") | Some("none") => None,
+            Some(t) => Some(t.parse::<TimeSystem>().map_err(|_| {
+                bad(
+                    "game.time",
+                    format!("{t:?}"),
+                    "use e.g. \"main=60m cn=5x60s\", \"main=10m jp=3x30s\", \"main=5m ca=10/300s\" or \"main=5m fischer=10s\"",
+                )
+            })?),
+        };
         let mut setup = GameSetup::free_handicap(size, handicap);
+        setup.time = time;
         setup.info.komi = Some(komi);
         setup.info.black = raw.game.black;
         setup.info.white = raw.game.white;
@@ -223,6 +250,7 @@ impl Config {
         Ok(Config {
             profile,
             commit_ms,
+            time_up,
             serial: raw.serial,
             http,
             data_dir: raw
@@ -243,6 +271,7 @@ fn unreachable_defaults() -> Config {
         settle_ms: 150,
         profile: Profile::Cn2002,
         commit_ms: Some(3_000),
+        time_up: TimeUp::Loss,
         setup: GameSetup::even(19),
     }
 }
@@ -282,6 +311,16 @@ mod tests {
     }
 
     #[test]
+    fn the_time_control_and_the_flag_policy_are_read() {
+        let text = "time_up = \"pass\"\n[game]\ntime = \"main=60m cn=5x60s\"\n";
+        let c = Config::parse(text, Path::new("t.toml")).unwrap();
+        assert_eq!(c.time_up, TimeUp::Pass);
+        assert_eq!(c.setup.time, Some("main=60m cn=5x60s".parse().unwrap()));
+        assert_eq!(Config::defaults().setup.time, None);
+        assert_eq!(Config::defaults().time_up, TimeUp::Loss);
+    }
+
+    #[test]
     fn errors_name_key_and_value() {
         let cases = [
             ("settle_ms = 5", "settle_ms", "5"),
@@ -295,6 +334,13 @@ mod tests {
             ("data_dir = \"\"", "data_dir", "\"\""),
             ("profile = \"fide\"", "profile", "fide"),
             ("commit_ms = 50", "commit_ms", "50"),
+            ("[game]\ntime = \"main=60\"", "game.time", "main=60"),
+            (
+                "[game]\ntime = \"main=5m jp=0x30s\"",
+                "game.time",
+                "jp=0x30s",
+            ),
+            ("time_up = \"draw\"", "time_up", "draw"),
         ];
         for (text, key, value) in cases {
             let e = Config::parse(text, Path::new("t.toml"))

@@ -7,6 +7,8 @@
 
 use serde::Serialize;
 
+use crate::clock::Reading;
+
 use crate::rules::Color;
 
 /// One event with its sequence number and time.
@@ -40,12 +42,61 @@ pub struct Evidence {
     pub after: Vec<String>,
     /// Number of moves (and passes) in the record when the act was seen.
     pub move_number: u32,
+    /// Both clocks when the act was seen (absent without a clock).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clock: Option<ClockView>,
+}
+
+/// Both sides' clocks (DESIGN.md `clock` event, `GET /api/v1/state`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ClockView {
+    /// The time control in its text form (`main=3600s cn=5x60s`).
+    pub system: String,
+    /// Whose time runs, if any.
+    pub running: Option<Color>,
+    /// Paused by the referee.
+    pub paused: bool,
+    /// Black's clock.
+    pub black: Reading,
+    /// White's clock.
+    pub white: Reading,
 }
 
 /// The kinds of event, tagged by `kind` in JSON.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum EventKind {
+    /// The clocks changed in a way a display must show at once: a press, pause, resume, a
+    /// period rolled over, a flag fell. Times are what each clock shows now.
+    Clock {
+        /// Game time of the change, ms (see `call`).
+        game_ms: u64,
+        /// Both clocks.
+        #[serde(flatten)]
+        clock: ClockView,
+        /// The move whose press this is (its mover's reading at the press is in the record
+        /// as `BL`/`WL`), if a press.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        move_number: Option<u32>,
+    },
+    /// A timekeeper's call (C3.2), spoken at once: `text` is `30`, `40`, `50`, `55`, `58`,
+    /// `60` (seconds used in the unit; `60` ends a unit) or `1` … `10` in the last unit
+    /// (Chinese counting, byo-yomi), or the seconds left (absolute, Fischer, Canadian).
+    Call {
+        /// Whose time.
+        color: Color,
+        /// Game time of the call, ms: the board's time since it connected (plus the time it
+        /// was away), exact to the ms whenever the event goes out.
+        game_ms: u64,
+        /// What is said.
+        text: String,
+        /// Chinese counting: reserve minutes left (after the one taken, on a unit end).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        minutes_left: Option<u32>,
+        /// Japanese byo-yomi: periods left; Canadian: stones left in the block.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        periods_left: Option<u32>,
+    },
     /// A new game was set up: what the board must show before the first move.
     Game {
         /// Points per side.

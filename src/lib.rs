@@ -16,6 +16,7 @@
 //! * beside them — [`sim`], the virtual board that stands in for the hardware.
 #![warn(missing_docs)]
 
+pub mod clock;
 pub mod event;
 pub mod referee;
 pub mod rules;

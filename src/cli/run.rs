@@ -62,6 +62,7 @@ pub async fn run(args: RunArgs) -> Result<(), RunError> {
                 commit_ms: config.commit_ms,
             },
             first_seq: seq_epoch(),
+            time_up: config.time_up,
         },
         link: LinkConfig::default(),
         setup: config.setup.clone(),

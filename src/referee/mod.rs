@@ -45,6 +45,19 @@ pub use profile::{Penalty, Policy, Profile, Sanction};
 pub use setup::GameSetup;
 pub use violation::Violation;
 
+/// What a clock press does to the clock ([`Referee::on_clock`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PressOutcome {
+    /// The press commits move `move_number` (moves and passes in the record): the clock
+    /// switches to the other side.
+    Switch {
+        /// The committed move.
+        move_number: u32,
+    },
+    /// The clock stays as it is (ignored, or a press without any stone, R17.4).
+    Stay,
+}
+
 /// Referee settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RefereeConfig {
@@ -196,8 +209,13 @@ impl Referee {
                 SetupError::Stone(bad)
             }
         })?;
+        let mut info = setup.info.clone();
+        if let Some(t) = &setup.time {
+            info.time_limit = Some(t.sgf_tm());
+            info.overtime = t.sgf_ot();
+        }
         let record = GameRecord {
-            info: setup.info.clone(),
+            info,
             setup: setup.setup.clone(),
             player_to_move: Some(setup.first_to_move),
             moves: Vec::new(),
@@ -1077,16 +1095,20 @@ impl Referee {
 
     /// `color` presses its clock button at board time `at_ms` (R17.4, R22.6). A press commits
     /// the move just made; a press before the stone (or while placing it), or with captured
-    /// stones still on the board, is a warning. A press by the side whose turn it is not is
-    /// ignored.
-    pub fn on_clock(&mut self, color: Color, at_ms: u64) {
+    /// stones still on the board, is a warning — the press stands, the clock reading is not
+    /// corrected. A press without any stone is a warning and leaves the clock with the
+    /// presser, whose turn it still is. A press by the side whose turn it is not is ignored.
+    ///
+    /// Returns [`PressOutcome::Switch`] with the move the press commits when the clock is to
+    /// switch to the other side.
+    pub fn on_clock(&mut self, color: Color, at_ms: u64) -> PressOutcome {
         if matches!(self.phase, Phase::Finished | Phase::Paused | Phase::Setup)
             || self.ambiguous.is_some()
         {
             // nothing to judge a press against (a board held for the referee is not settled
             // into the record yet)
             self.stats.ignored_presses += 1;
-            return;
+            return PressOutcome::Stay;
         }
         let grid = self
             .last_grid
@@ -1105,6 +1127,9 @@ impl Referee {
                 l.pressed = true;
                 l.committed = true;
             }
+            let outcome = PressOutcome::Switch {
+                move_number: self.game.move_number(),
+            };
             if point.is_some() && at_ms < placed_at {
                 let detail = format!(
                     "{} pressed the clock {} ms before its stone was down",
@@ -1139,7 +1164,7 @@ impl Referee {
                     BoardDiff::default(),
                 );
             }
-            return;
+            return outcome;
         }
         if color == self.game.to_move() {
             // A stone of the presser's colour stacked on an occupied point looks like this
@@ -1193,10 +1218,73 @@ impl Referee {
                     &grid,
                     BoardDiff::default(),
                 );
+                return PressOutcome::Stay;
             }
-            return;
+            return PressOutcome::Switch {
+                move_number: self.game.move_number(),
+            };
         }
         self.stats.ignored_presses += 1;
+        PressOutcome::Stay
+    }
+
+    /// The clock's reading for move `number` (1-based, moves and passes) at the press that
+    /// committed it: `time_left_ms` in main time or the current period, `periods` left in
+    /// overtime (SGF `BL`/`WL`, `OB`/`OW`). Unknown numbers are ignored.
+    pub fn set_move_time(&mut self, number: u32, time_left_ms: u64, periods: Option<u32>) {
+        if let Some(m) = number
+            .checked_sub(1)
+            .and_then(|i| self.record.moves.get_mut(i as usize))
+        {
+            m.time_left_ms = Some(time_left_ms);
+            m.periods_left = periods;
+        }
+    }
+
+    /// `color`'s time ran out at board time `at_ms` (R22.5, O14.5): `time_expired`. With
+    /// `as_pass` (R22.5: the counted player asked for it, or the configured policy) the turn
+    /// counts as a pass with a warning and the game goes on; otherwise the game is lost.
+    pub fn on_time_expired(&mut self, color: Color, at_ms: u64, as_pass: bool) {
+        if matches!(self.phase, Phase::Finished) {
+            return;
+        }
+        let grid = self
+            .last_grid
+            .clone()
+            .unwrap_or_else(|| StoneGrid::from_board(self.game.board()));
+        if as_pass && self.game.to_move() == color {
+            self.commit_last();
+            self.record_pass(color, at_ms);
+            let detail = format!(
+                "{}'s time is up in the last counted unit: the turn counts as a pass with a warning, counting goes on",
+                color.as_str()
+            );
+            let sanction = Sanction {
+                penalty: Penalty::MoveInvalid,
+                warning: true,
+            };
+            self.flag_sanctioned(
+                ViolationCode::TimeExpired,
+                sanction,
+                color,
+                Vec::new(),
+                detail,
+                &grid,
+                BoardDiff::default(),
+            );
+            let id = self.violations.len() as u32;
+            self.close(id, "counted_as_pass");
+        } else {
+            let detail = format!("{}'s time is up: the game is lost", color.as_str());
+            self.flag(
+                ViolationCode::TimeExpired,
+                color,
+                Vec::new(),
+                detail,
+                &grid,
+                BoardDiff::default(),
+            );
+        }
     }
 
     /// `loser` resigns (G7): the game is over.
@@ -1396,7 +1484,8 @@ impl Referee {
                     self.on_board(obs);
                     Ok(())
                 }
-                ViolationCode::MovedStone | ViolationCode::Takeback | ViolationCode::BoardDisturbed => {
+                ViolationCode::Takeback => self.accept_takeback(&v),
+                ViolationCode::MovedStone | ViolationCode::BoardDisturbed => {
                     Err(CommandError::CannotAccept(
                         id,
                         "the record keeps the stones where they were played; put the stones back or adjudicate".into(),
@@ -1408,6 +1497,42 @@ impl Referee {
                 }
             },
         }
+    }
+
+    /// R17.3 ruling: the referee lets a takeback stand. The taken-back move (the last one)
+    /// leaves the record (`move_undone`; the clock gives back its time), the violation's
+    /// warning stays, and the board as it stands is judged again (a stone played elsewhere
+    /// becomes the move).
+    fn accept_takeback(&mut self, v: &Violation) -> Result<(), CommandError> {
+        let is_last = self.last.as_ref().is_some_and(|l| {
+            l.color == v.color && l.point.is_some() && l.point == v.points.first().copied()
+        });
+        if !is_last {
+            return Err(CommandError::CannotAccept(
+                v.id,
+                "only the last move can be taken back; put the stone back or adjudicate".into(),
+            ));
+        }
+        self.undo_last();
+        self.note_at(
+            self.record.moves.len().saturating_sub(1),
+            &format!(
+                "{} ({}): a move was taken back with the referee's leave",
+                v.code.as_str(),
+                v.clause
+            ),
+        );
+        self.close(v.id, "accepted");
+        if let Some(grid) = self.last_grid.clone() {
+            let at = self.now_ms;
+            let changed = vec![at; grid.iter().count()];
+            self.on_board(Observation {
+                grid: &grid,
+                at_ms: at,
+                changed_at: &changed,
+            });
+        }
+        Ok(())
     }
 
     /// The referee picks explanation `index` of an ambiguous board.
@@ -1879,6 +2004,23 @@ impl Referee {
         after: &StoneGrid,
         fix: BoardDiff,
     ) {
+        let sanction = self.config.profile.sanction(code);
+        self.flag_sanctioned(code, sanction, color, points, detail, after, fix);
+    }
+
+    /// [`Referee::flag`] with a sanction other than the profile's (R22.5's pass instead of
+    /// the loss).
+    #[allow(clippy::too_many_arguments)]
+    fn flag_sanctioned(
+        &mut self,
+        code: ViolationCode,
+        sanction: Sanction,
+        color: Color,
+        points: Vec<Point>,
+        detail: String,
+        after: &StoneGrid,
+        fix: BoardDiff,
+    ) {
         if self.phase == Phase::Finished {
             return; // R21.3: nothing after the end
         }
@@ -1886,7 +2028,6 @@ impl Referee {
         let id = self.violations.len() as u32 + 1;
         let move_number = self.game.move_number();
         let clause = self.config.profile.clause(code);
-        let sanction = self.config.profile.sanction(code);
         let accepted = self.config.policy == Policy::AcceptAsPlayed;
         let note = format!("{} ({}): {}", code.as_str(), clause, detail);
         self.note_on_last(&note);
@@ -1902,6 +2043,7 @@ impl Referee {
                 before: self.game.board().rows(),
                 after: after.rows(),
                 move_number,
+                clock: None, // the session adds the clocks
             },
         });
         self.violations.push(Violation {
@@ -1929,15 +2071,15 @@ impl Referee {
             self.give_warning(color);
         }
         if sanction.penalty == Penalty::Loss && self.result.is_none() {
-            let reason = if code == ViolationCode::TwoWarningsLoss {
-                "two_warnings"
-            } else {
-                "referee"
+            let (reason, how) = match code {
+                ViolationCode::TwoWarningsLoss => ("two_warnings", "F"),
+                ViolationCode::TimeExpired => ("time", "T"),
+                _ => ("referee", "F"),
             };
             self.finish(GameResult {
                 winner: Some(color.opposite()),
                 reason,
-                re: format!("{}+F", color.opposite().sgf_letter()),
+                re: format!("{}+{how}", color.opposite().sgf_letter()),
             });
         }
     }

@@ -1,5 +1,6 @@
 //! [`GameSetup`]: what a game starts from.
 
+use crate::clock::TimeSystem;
 use crate::rules::{Color, GameInfo, GameRecord, Point};
 
 /// Everything the referee needs to start a game: board size, game information (players, komi,
@@ -16,6 +17,9 @@ pub struct GameSetup {
     /// Free handicap (Chinese rules): Black places this many stones anywhere before White's
     /// first move, one after the other without turns. 0: none, or fixed stones in `setup`.
     pub free_handicap: u8,
+    /// The time control (C3, R22); `None`: no clock, moves are committed by the settled
+    /// board. Written to the record as SGF `TM`/`OT`.
+    pub time: Option<TimeSystem>,
 }
 
 impl GameSetup {
@@ -32,6 +36,7 @@ impl GameSetup {
             setup: Vec::new(),
             first_to_move: Color::Black,
             free_handicap: 0,
+            time: None,
         }
     }
 
@@ -56,6 +61,7 @@ impl GameSetup {
             setup: record.setup.clone(),
             first_to_move: record.first_to_move(),
             free_handicap: 0,
+            time: None,
         }
     }
 

@@ -8,9 +8,11 @@
 
 mod input;
 mod state;
+mod timing;
 
 use std::collections::VecDeque;
 
+use crate::clock::Clock;
 use crate::event::{Event, EventKind, LinkState};
 use crate::referee::{CommandError, GameSetup, Observation, Referee, RefereeConfig, SetupError};
 use crate::rules::{Color, GameRecord};
@@ -30,6 +32,19 @@ pub struct SessionConfig {
     /// its earlier runs (it uses the wall clock: ms since 1970 × 1000), so a feed client that
     /// resumes with an id from an earlier run misses nothing; the demo starts at 1.
     pub first_seq: u64,
+    /// What a flag fall does (R22.5).
+    pub time_up: TimeUp,
+}
+
+/// R22.5: what happens when a side's time is up.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TimeUp {
+    /// The game is lost (R22.5, O14.5).
+    #[default]
+    Loss,
+    /// The turn counts as a pass with a warning and the side keeps its last unit (R22.5, on
+    /// the counted player's request; only with byo-yomi, counting or Canadian time).
+    Pass,
 }
 
 impl Default for SessionConfig {
@@ -38,6 +53,7 @@ impl Default for SessionConfig {
             stabiliser: StabiliserConfig::default(),
             referee: RefereeConfig::default(),
             first_seq: 1,
+            time_up: TimeUp::Loss,
         }
     }
 }
@@ -62,8 +78,11 @@ pub struct SessionStats {
     pub last_scan_counter: Option<u32>,
     /// Scans dropped because the board size differs from the game's.
     pub size_mismatch_scans: u64,
-    /// Presses of the clock buttons seen on the board (the clock itself is not wired yet).
+    /// Presses of the clock buttons (on the board or by command).
     pub clock_presses: u64,
+    /// Presses the referee accepted but the clock refused (not its time, paused, a double
+    /// press within 80 ms).
+    pub clock_refused: u64,
     /// Scans whose button counters jumped by more than a person can press in one scan
     /// period (a board fault): ignored.
     pub implausible_buttons: u64,
@@ -104,6 +123,13 @@ pub struct Session {
     next_seq: u64,
     now_ms: u64,
     stats: SessionStats,
+    /// The game clock, if the game has a time control.
+    clock: Option<Clock>,
+    clock_started: bool,
+    /// Host time up to which game time has run while the board is away.
+    offline_anchor_ms: Option<u64>,
+    /// The move whose press the next `clock` event reports.
+    pressed_move: Option<u32>,
 }
 
 impl Session {
@@ -124,6 +150,10 @@ impl Session {
             next_seq: config.first_seq.max(1),
             now_ms: 0,
             stats: SessionStats::default(),
+            clock: setup.time.map(Clock::new),
+            clock_started: false,
+            offline_anchor_ms: None,
+            pressed_move: None,
         };
         session.drain_referee();
         Ok(session)
@@ -133,25 +163,41 @@ impl Session {
     /// times only).
     pub fn handle_input(&mut self, input: Input, now_ms: u64) -> Result<(), SessionError> {
         self.now_ms = self.now_ms.max(now_ms);
-        match input {
-            Input::LinkUp(info) => self.link_up(info),
-            Input::LinkDown { reason } => self.link_down(reason),
-            Input::Scan(scan) => self.scan(&scan),
-            Input::Command(command) => self.command(command)?,
-        }
+        self.advance_offline(self.now_ms);
+        let result = match input {
+            Input::LinkUp(info) => {
+                self.link_up(info);
+                Ok(())
+            }
+            Input::LinkDown { reason } => {
+                self.link_down(reason);
+                Ok(())
+            }
+            Input::Scan(scan) => {
+                self.scan(&scan);
+                Ok(())
+            }
+            Input::Command(command) => self.command(command),
+        };
         self.drain_referee();
-        Ok(())
+        self.run_clock();
+        self.drain_referee();
+        result
     }
 
-    /// Runs timers due at `now_ms`. The session has no timers of its own yet (the link
-    /// timeout lives in [`crate::link::Connection`]); this keeps the sans-IO shape.
+    /// Runs timers due at `now_ms`: the game clock while the board is away (the link timeout
+    /// lives in [`crate::link::Connection`]).
     pub fn handle_timeout(&mut self, now_ms: u64) {
         self.now_ms = self.now_ms.max(now_ms);
+        self.advance_offline(self.now_ms);
+        self.run_clock();
+        self.drain_referee();
     }
 
-    /// When [`Session::handle_timeout`] must next be called, if ever.
+    /// Host time at which [`Session::handle_timeout`] must next be called, if ever: the
+    /// clock's next call or flag while the board is away.
     pub fn poll_timeout(&self) -> Option<u64> {
-        None
+        self.clock_timeout()
     }
 
     /// The next event, oldest first.
@@ -209,7 +255,8 @@ impl Session {
     }
 
     fn drain_referee(&mut self) {
-        while let Some(kind) = self.referee.poll_event() {
+        while let Some(mut kind) = self.referee.poll_event() {
+            self.clock_follows(&mut kind);
             self.emit(kind);
         }
     }
@@ -253,6 +300,7 @@ impl Session {
     }
 
     fn link_down(&mut self, reason: String) {
+        self.offline_anchor_ms = Some(self.now_ms);
         if self.link.take().is_some() {
             self.emit(EventKind::Link {
                 state: LinkState::Lost,
@@ -368,12 +416,9 @@ impl Session {
 
     fn press(&mut self, press: Press, at_ms: u64) {
         match press {
-            Press::Pass(color) => self.referee.on_pass(color, at_ms),
+            Press::Pass(color) => self.passed(color, at_ms),
             Press::Resign(color) => self.referee.on_resign(color),
-            Press::Clock(color) => {
-                self.stats.clock_presses += 1;
-                self.referee.on_clock(color, at_ms);
-            }
+            Press::Clock(color) => self.clock_pressed(color, at_ms),
         }
     }
 
@@ -383,6 +428,9 @@ impl Session {
             Command::NewGame(setup) => {
                 let referee = Referee::new(&setup, self.config.referee)?;
                 self.referee = referee;
+                self.clock = setup.time.map(Clock::new);
+                self.clock_started = false;
+                self.pressed_move = None;
                 // The board as it lies now is judged against the new game at once.
                 if let Some(s) = &self.stabiliser {
                     if let Some(grid) = s.stable().cloned() {
@@ -396,9 +444,9 @@ impl Session {
                     }
                 }
             }
-            Command::Pass(color) => self.referee.on_pass(color, now),
+            Command::Pass(color) => self.passed(color, now),
             Command::Resign(color) => self.referee.on_resign(color),
-            Command::ClockPress(color) => self.referee.on_clock(color, now),
+            Command::ClockPress(color) => self.clock_pressed(color, now),
             Command::SetResult(re) => self.referee.set_result(&re),
             Command::Resolve { id, ruling } => self.referee.resolve(id, ruling)?,
             Command::Choose(index) => self.referee.choose(index)?,

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use super::Session;
-use crate::event::{Phase, PointColor};
+use crate::event::{ClockView, Phase, PointColor};
 use crate::rules::Color;
 
 /// A count per side (prisoners taken by each side; warnings of each side).
@@ -136,6 +136,8 @@ pub struct StateView {
     pub dead: Vec<String>,
     /// Referee rule profile (`cn2002`, `cn1988`).
     pub profile: &'static str,
+    /// Both clocks as they show now (absent without a time control).
+    pub clock: Option<ClockView>,
     /// The last move is committed (clock pressed, opponent moved, or settled long enough).
     pub committed: bool,
     /// Game information.
@@ -238,6 +240,7 @@ pub(super) fn view(session: &Session) -> StateView {
         handicap_left: referee.handicap_left(),
         dead: referee.proposed_dead().iter().map(|&p| gtp(p)).collect(),
         profile: referee.config().profile.as_str(),
+        clock: session.clock_view(),
         committed: referee.last_move_committed(),
         game: GameView {
             black: info.black.clone(),

@@ -8,6 +8,7 @@
 //! ```
 
 use super::action::{Action, TimedAction};
+use crate::clock::TimeSystem;
 use crate::referee::GameSetup;
 use crate::rules::{Color, Point};
 use smartgoban_protocol::Cell;
@@ -17,8 +18,8 @@ use smartgoban_protocol::Cell;
 pub struct Script {
     /// The game the header describes (size, komi, handicap stones, first mover).
     pub setup: GameSetup,
-    /// The `time …` header line as written, for the clock (not interpreted here).
-    pub time: Option<String>,
+    /// The `time …` header (`time main=60m cn=5x60s`), also in `setup.time`.
+    pub time: Option<TimeSystem>,
     /// The `profile …` header (`cn2002` or `cn1988`).
     pub profile: Option<String>,
     /// Actions sorted by time (stable: same-time actions keep their order).
@@ -94,7 +95,13 @@ impl Script {
                             .filter(|&h| h <= 9)
                             .ok_or_else(|| err(format!("handicap `{v}`: use 0 to 9 stones")))?;
                     }
-                    "time" => time = Some(rest.join(" ")),
+                    "time" => {
+                        let text = rest.join(" ");
+                        time = Some(
+                            text.parse::<TimeSystem>()
+                                .map_err(|e| err(format!("time `{text}`: {e}")))?,
+                        );
+                    }
                     "profile" => {
                         let v = one("profile")?;
                         if v != "cn2002" && v != "cn1988" {
@@ -122,6 +129,11 @@ impl Script {
         // Chinese rules: a handicap is placed freely by Black (the script puts the stones).
         let mut setup = GameSetup::free_handicap(size, handicap);
         setup.info.komi = komi;
+        setup.time = time;
+        if let Some(t) = &time {
+            setup.info.time_limit = Some(t.sgf_tm());
+            setup.info.overtime = t.sgf_ot();
+        }
         Ok(Script {
             setup,
             time,

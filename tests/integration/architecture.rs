@@ -6,6 +6,7 @@ use std::path::Path;
 use crate::support::root;
 
 const CORE: &[&str] = &[
+    "src/clock",
     "src/rules",
     "src/sensing",
     "src/referee",

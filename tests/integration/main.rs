@@ -4,6 +4,7 @@ mod api;
 mod architecture;
 mod board;
 mod cli;
+mod clock;
 mod corpus;
 mod inject;
 mod property;

@@ -305,3 +305,23 @@ pub fn rt() -> tokio::runtime::Runtime {
         .build()
         .unwrap()
 }
+
+/// A Python interpreter that can import `module`: `$SMARTGOBAN_PYTHON`, else `python3`. `None`
+/// (with a note on stderr) when there is none, unless `SMARTGOBAN_REQUIRE_PYTHON` is set (CI
+/// sets it and installs the module), where its absence fails the test.
+pub fn python_with(module: &str) -> Option<String> {
+    let python = std::env::var("SMARTGOBAN_PYTHON").unwrap_or_else(|_| "python3".into());
+    let ok = std::process::Command::new(&python)
+        .args(["-c", &format!("import {module}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if ok {
+        return Some(python);
+    }
+    assert!(
+        std::env::var_os("SMARTGOBAN_REQUIRE_PYTHON").is_none(),
+        "{python} cannot import {module}"
+    );
+    eprintln!("skipping the {module} check: {python} cannot import it (pip install {module})");
+    None
+}

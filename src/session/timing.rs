@@ -1,0 +1,378 @@
+//! The session's game clock: presses the referee accepted switch it, its calls and flag go
+//! out as events, takebacks and pauses reach it (C3, R22, R17.4, R22.6).
+//!
+//! Game time is the board's time while the link is up (so a replay at full speed keeps time
+//! as it would in real time) and the host's while the board is away: the clock never stops
+//! because a cable was kicked.
+
+use super::{Session, TimeUp};
+use crate::clock::{Clock, ClockEvent, Overtime};
+use crate::event::{ClockView, EventKind, Phase};
+use crate::referee::PressOutcome;
+use crate::rules::Color;
+
+impl Session {
+    /// The clocks as shown now, if the game has a clock.
+    pub fn clock_view(&self) -> Option<ClockView> {
+        let clock = self.clock.as_ref()?;
+        let now = self.board_time_ms;
+        Some(ClockView {
+            system: clock.system().to_string(),
+            running: clock.running(),
+            paused: clock.is_paused(),
+            black: clock.reading(Color::Black, now),
+            white: clock.reading(Color::White, now),
+        })
+    }
+
+    /// The game clock, if the game has one.
+    pub fn clock(&self) -> Option<&Clock> {
+        self.clock.as_ref()
+    }
+
+    /// A clock press at board time `at_ms`: the referee judges it; if it commits a move, the
+    /// clock switches and the mover's reading goes into the record.
+    pub(super) fn clock_pressed(&mut self, color: Color, at_ms: u64) {
+        self.stats.clock_presses += 1;
+        if let PressOutcome::Switch { move_number } = self.referee.on_clock(color, at_ms) {
+            self.switch_clock(color, at_ms, move_number);
+        }
+    }
+
+    /// A pass at board time `at_ms`: recorded by the referee, then the passer's clock stops
+    /// like after any move.
+    pub(super) fn passed(&mut self, color: Color, at_ms: u64) {
+        let before = self.referee.record().moves.len();
+        self.referee.on_pass(color, at_ms);
+        let record = self.referee.record();
+        let recorded = record.moves.len() > before
+            && record
+                .moves
+                .last()
+                .is_some_and(|m| m.color == color && m.point.is_none());
+        if recorded && self.clock.as_ref().and_then(Clock::running) == Some(color) {
+            let number = record.moves.len() as u32;
+            self.switch_clock(color, at_ms, number);
+        }
+    }
+
+    fn switch_clock(&mut self, color: Color, at_ms: u64, move_number: u32) {
+        let Some(clock) = &mut self.clock else {
+            return;
+        };
+        match clock.press(color, at_ms, move_number) {
+            Ok(reading) => {
+                let (ms, periods) = reading.sgf();
+                self.referee.set_move_time(move_number, ms, periods);
+                self.pressed_move = Some(move_number);
+            }
+            Err(_) => self.stats.clock_refused += 1,
+        }
+    }
+
+    /// Game time runs on host time while the board is away.
+    pub(super) fn advance_offline(&mut self, now_ms: u64) {
+        if self.link.is_none() {
+            if let Some(anchor) = self.offline_anchor_ms {
+                self.board_time_ms += now_ms.saturating_sub(anchor);
+            }
+            self.offline_anchor_ms = Some(now_ms);
+        } else {
+            self.offline_anchor_ms = None;
+        }
+    }
+
+    /// Host time at which the clock next needs [`Session::handle_timeout`] (a call, the flag),
+    /// while the board is away (while it is up, every scan runs the clock).
+    pub(super) fn clock_timeout(&self) -> Option<u64> {
+        if self.link.is_some() {
+            return None;
+        }
+        let due = self.clock.as_ref()?.next_deadline(self.board_time_ms)?;
+        Some(self.now_ms + due.saturating_sub(self.board_time_ms))
+    }
+
+    /// Follows the referee's events that concern the clock, before they go out: the start
+    /// of play starts it, a taken-back move gives back its time, the end stops it; violation
+    /// evidence gets both clocks.
+    pub(super) fn clock_follows(&mut self, kind: &mut EventKind) {
+        let now = self.board_time_ms;
+        let Some(clock) = &mut self.clock else {
+            return;
+        };
+        match kind {
+            EventKind::MoveUndone { number, .. } => {
+                clock.undo_press(*number, now);
+            }
+            EventKind::Result { .. } => clock.stop(now),
+            // the referee's pause and the count (both sides passed) stop the time
+            EventKind::Phase { phase, .. } => match phase {
+                Phase::Paused | Phase::Scoring => clock.pause(now),
+                Phase::Finished => clock.stop(now),
+                Phase::Setup | Phase::Play | Phase::Desync => clock.resume(now),
+            },
+            EventKind::Violation { evidence, .. } => evidence.clock = self.clock_view(),
+            _ => {}
+        }
+    }
+
+    /// Starts the clock once play begins (the setup, or the free handicap, is down) for the
+    /// side to move, and runs it to now: calls, roll-overs, the flag.
+    pub(super) fn run_clock(&mut self) {
+        let now = self.board_time_ms;
+        let Some(clock) = &mut self.clock else {
+            return;
+        };
+        if !self.clock_started && self.referee.phase() != Phase::Setup {
+            // the first mover's time, even if the board that ended the setup already shows
+            // its first move
+            self.clock_started = true;
+            let first = self.referee.record().moves.first().map(|m| m.color);
+            clock.start(first.unwrap_or(self.referee.game().to_move()), now);
+        }
+        clock.tick(now);
+        let mut changed = false;
+        let mut expired = Vec::new();
+        let mut calls = Vec::new();
+        while let Some(e) = clock.poll_event() {
+            match e {
+                ClockEvent::Changed => changed = true,
+                ClockEvent::Call { color, call } => calls.push((color, call)),
+                ClockEvent::Expired { color } => expired.push(color),
+            }
+        }
+        let overtime = clock.system().overtime;
+        for (color, call) in calls {
+            let (minutes_left, periods_left) = match overtime {
+                Overtime::Counting { .. } => (Some(call.left), None),
+                Overtime::ByoYomi { .. } | Overtime::Canadian { .. } => (None, Some(call.left)),
+                _ => (None, None),
+            };
+            self.emit(EventKind::Call {
+                color,
+                game_ms: call.at_ms,
+                text: call.text,
+                minutes_left,
+                periods_left,
+            });
+        }
+        if changed {
+            if let Some(clock) = self.clock_view() {
+                let move_number = self.pressed_move.take();
+                self.emit(EventKind::Clock {
+                    game_ms: now,
+                    clock,
+                    move_number,
+                });
+            }
+        }
+        for color in expired {
+            // R22.5: the configured choice; a pass is possible only where a unit can be given
+            let units = matches!(
+                overtime,
+                Overtime::Counting { .. } | Overtime::ByoYomi { .. } | Overtime::Canadian { .. }
+            );
+            let as_pass = self.config.time_up == TimeUp::Pass && units;
+            self.referee.on_time_expired(color, now, as_pass);
+            if as_pass {
+                if let Some(clock) = &mut self.clock {
+                    clock.pass_after_flag(color, now);
+                }
+            }
+            self.drain_referee();
+            self.run_clock();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::TimeSystem;
+    use crate::referee::{GameSetup, Ruling};
+    use crate::rules::Point;
+    use crate::session::{Command, Input, LinkInfo, SessionConfig};
+    use smartgoban_protocol::{BoardSize, ButtonCounters, Cell, PackedCells, Scan};
+
+    const NINE: LinkInfo = LinkInfo {
+        board_size: 9,
+        firmware_version: 1,
+        device_id: 1,
+        scan_rate_hz: 50,
+    };
+
+    /// A session with a clock, fed scans 20 ms apart from board time 0.
+    struct Table {
+        s: Session,
+        cells: PackedCells,
+        t: u32,
+        events: Vec<EventKind>,
+    }
+
+    impl Table {
+        fn new(time: &str) -> Table {
+            let mut setup = GameSetup::even(9);
+            setup.time = Some(time.parse::<TimeSystem>().unwrap());
+            let mut s = Session::new(SessionConfig::default(), &setup).unwrap();
+            s.handle_input(Input::LinkUp(NINE), 0).unwrap();
+            let mut t = Table {
+                s,
+                cells: PackedCells::new(BoardSize::NINE),
+                t: 0,
+                events: Vec::new(),
+            };
+            t.run(200);
+            t
+        }
+
+        /// Scans until board time `ms` has passed.
+        fn run(&mut self, ms: u32) {
+            let end = self.t + ms;
+            while self.t < end {
+                let scan = Scan {
+                    scan_counter: self.t / 20,
+                    board_ms: self.t,
+                    buttons: ButtonCounters::ZERO,
+                    cells: self.cells,
+                };
+                self.s.handle_input(Input::Scan(scan), 0).unwrap();
+                self.drain();
+                self.t += 20;
+            }
+        }
+
+        fn drain(&mut self) {
+            while let Some(e) = self.s.poll_output() {
+                self.events.push(e.kind);
+            }
+        }
+
+        fn set(&mut self, gtp: &str, cell: Cell) {
+            let p = Point::from_gtp(gtp, 9).unwrap();
+            self.cells.set(p.index(9), cell);
+            self.run(300);
+        }
+
+        fn command(&mut self, c: Command) {
+            self.s.handle_input(Input::Command(c), 0).unwrap();
+            self.drain();
+        }
+
+        fn press(&mut self, color: Color) {
+            self.command(Command::ClockPress(color));
+        }
+
+        fn reading(&self, color: Color) -> crate::clock::Reading {
+            let v = self.s.clock_view().unwrap();
+            match color {
+                Color::Black => v.black,
+                Color::White => v.white,
+            }
+        }
+    }
+
+    #[test]
+    fn a_takeback_accepted_gives_black_back_its_two_full_periods() {
+        let mut t = Table::new("jp=3x30s");
+        t.set("E5", Cell::Black);
+        t.press(Color::Black);
+        t.set("C3", Cell::White);
+        t.press(Color::White);
+        // Black uses up a period, then plays at once after
+        t.run(31_000);
+        t.set("G7", Cell::Black);
+        t.press(Color::Black);
+        t.set("C7", Cell::White);
+        t.press(Color::White);
+        assert_eq!(t.reading(Color::Black).periods, 2);
+        // in overtime with 2 periods: plays after 12 s, presses, then takes it back
+        t.run(11_700);
+        t.set("D4", Cell::Black);
+        t.press(Color::Black);
+        let before = t.reading(Color::Black);
+        assert_eq!(before.periods, 2);
+        t.run(2_000);
+        t.set("D4", Cell::Empty);
+        let id =
+            t.s.referee()
+                .violations()
+                .iter()
+                .find(|v| v.open && v.code == crate::rules::ViolationCode::Takeback)
+                .map(|v| v.id)
+                .expect("takeback flagged");
+        t.command(Command::Resolve {
+            id,
+            ruling: Ruling::AcceptAsPlayed,
+        });
+        assert_eq!(t.s.record().moves.len(), 4, "the move left the record");
+        let v = t.s.clock_view().unwrap();
+        assert_eq!(v.running, Some(Color::Black));
+        assert_eq!((v.black.periods, v.black.period_ms), (2, 30_000));
+        assert!(t
+            .events
+            .iter()
+            .any(|e| matches!(e, EventKind::MoveUndone { number: 5, .. })));
+    }
+
+    #[test]
+    fn canadian_pause_lets_no_flag_fall_and_the_next_stone_counts_after_resume() {
+        let mut t = Table::new("ca=10/300s");
+        let points = [
+            "A1", "A3", "A5", "A7", "A9", "C1", "C3", "C5", "C7", "C9", "E1", "E3",
+        ];
+        for (i, p) in points.iter().enumerate() {
+            let color = if i % 2 == 0 {
+                Color::Black
+            } else {
+                Color::White
+            };
+            let cell = if i % 2 == 0 { Cell::Black } else { Cell::White };
+            t.set(p, cell);
+            t.press(color);
+        }
+        assert_eq!(t.reading(Color::Black).periods, 4, "4 stones left");
+        t.command(Command::Pause);
+        let left = t.reading(Color::Black).period_ms;
+        t.run(400_000);
+        assert_eq!(t.reading(Color::Black).period_ms, left);
+        assert!(!t
+            .events
+            .iter()
+            .any(|e| matches!(e, EventKind::Result { .. })));
+        t.command(Command::Resume);
+        t.set("G1", Cell::Black);
+        t.press(Color::Black);
+        assert_eq!(t.reading(Color::Black).periods, 3);
+        assert_eq!(t.s.record().moves.last().unwrap().periods_left, Some(4));
+    }
+
+    #[test]
+    fn the_clock_runs_on_while_the_board_is_away() {
+        let mut t = Table::new("main=60s");
+        assert_eq!(t.s.clock().unwrap().running(), Some(Color::Black));
+        let start = t.reading(Color::Black).main_ms;
+        t.s.handle_input(
+            Input::LinkDown {
+                reason: "unplugged".into(),
+            },
+            1_000,
+        )
+        .unwrap();
+        t.s.handle_timeout(31_000);
+        assert_eq!(t.reading(Color::Black).main_ms, start - 30_000);
+        // the session asks to be woken for the calls ("20" s left next) and the flag
+        let due = t.s.poll_timeout().unwrap();
+        assert_eq!(due, 31_000 + (start - 30_000) - 20_000);
+        let mut now = 31_000;
+        while let Some(due) = t.s.poll_timeout() {
+            now = due;
+            t.s.handle_timeout(now);
+            t.drain();
+        }
+        assert_eq!(now, 1_000 + start);
+        assert!(t
+            .events
+            .iter()
+            .any(|e| matches!(e, EventKind::Result { reason: "time", .. })));
+    }
+}

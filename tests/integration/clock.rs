@@ -1,0 +1,225 @@
+//! The game clock through the whole stack: board scripts with a `time` header and `clock`
+//! presses on the virtual board, through the pty, into the service (the clock's own cases at
+//! the core are in `src/clock/tests.rs`).
+
+use serde_json::Value;
+use smartgoban::sim::NoiseModel;
+
+use crate::support::{of_kind, play_script, rt};
+
+fn calls(events: &[Value]) -> Vec<(u64, String, String)> {
+    of_kind(events, "call")
+        .iter()
+        .map(|c| {
+            (
+                c["game_ms"].as_u64().unwrap(),
+                c["color"].as_str().unwrap().to_string(),
+                c["text"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// A Chinese-counting game (10 s main, 2 reserve minutes): W thinks 70 s (a minute taken),
+/// passes, and B lets its flag fall.
+const COUNTING: &str = "size 9\ntime main=10s cn=2x60s\n\
+    at 0 place B E5\n at 2000 clock B\n\
+    at 5000 place W C3\n at 5300 clock W\n\
+    at 20000 place B G7\n at 20300 clock B\n\
+    at 90000 place W C7\n at 90400 clock W\n\
+    at 95000 place B D4\n at 95200 clock B\n\
+    at 100000 pass W\n\
+    at 230000 place B H8\n";
+
+#[test]
+fn chinese_counting_calls_come_at_the_exact_times_and_the_flag_loses() {
+    let (events, snap) = rt().block_on(play_script(COUNTING, NoiseModel::Realistic, 3));
+    let w: Vec<(u64, String)> = calls(&events)
+        .into_iter()
+        .filter(|c| c.1 == "white")
+        .map(|c| (c.0, c.2))
+        .collect();
+    // W's turn from 20.3 s with 6.7 s of main time: its first minute from 27 s
+    let expect_w: Vec<(u64, String)> = [
+        (57_000, "30"),
+        (67_000, "40"),
+        (77_000, "50"),
+        (82_000, "55"),
+        (85_000, "58"),
+        (87_000, "60"),
+    ]
+    .iter()
+    .map(|&(t, s)| (t, s.to_string()))
+    .collect();
+    assert_eq!(w, expect_w);
+    let w_unit_end = of_kind(&events, "call")
+        .into_iter()
+        .find(|c| c["color"] == "white" && c["text"] == "60")
+        .unwrap();
+    assert_eq!(w_unit_end["minutes_left"], 1, "\"1 minute left\"");
+    // B's turn from W's pass at 100 s, no main time left: two minutes, the last counted
+    let b: Vec<(u64, String)> = calls(&events)
+        .into_iter()
+        .filter(|c| c.1 == "black")
+        .map(|c| (c.0, c.2))
+        .collect();
+    let mut expect_b: Vec<(u64, String)> = [30, 40, 50, 55, 58, 60]
+        .iter()
+        .map(|&s| (100_000 + s * 1000, s.to_string()))
+        .collect();
+    expect_b.extend(
+        [30, 40, 50]
+            .iter()
+            .map(|&s| (160_000 + s * 1000, s.to_string())),
+    );
+    expect_b.extend((1..=9).map(|n| (210_000 + n * 1000, n.to_string())));
+    expect_b.push((220_000, "10".into()));
+    assert_eq!(b, expect_b);
+    let v = of_kind(&events, "violation");
+    assert_eq!(v.len(), 1);
+    assert_eq!(
+        (v[0]["code"].as_str(), v[0]["color"].as_str()),
+        (Some("time_expired"), Some("black"))
+    );
+    let result = of_kind(&events, "result");
+    assert_eq!(result[0]["re"], "W+T");
+    assert_eq!(result[0]["reason"], "time");
+    // nothing after the flag: H8 is no move
+    assert_eq!(snap.state.move_number, 6);
+}
+
+/// Each move's clock reading in the record: (colour, BL/WL seconds, OB/OW), given Black's
+/// main time left after its first move, `b1` s (its clock started when the first board
+/// settled, a little after the script's start).
+fn expected_times(b1: f64) -> Vec<(char, f64, Option<u32>)> {
+    vec![
+        ('B', b1, None),
+        // W: 2.0 → 5.3 s in main time
+        ('W', 10.0 - 3.3, None),
+        // B: 5.3 → 20.3 s: the rest of its main time, then into its first minute
+        ('B', 60.0 - (15.0 - b1), Some(2)),
+        // W: 20.3 → 90.4 s: 6.7 s main, 63.4 s of overtime: a minute taken
+        ('W', 60.0 - 3.4, Some(1)),
+        ('B', 60.0 - 4.8, Some(2)),
+        ('W', 60.0 - 4.8, Some(1)),
+    ]
+}
+
+#[test]
+fn every_move_carries_its_clock_and_sgfmill_reads_the_same() {
+    let (_, snap) = rt().block_on(play_script(COUNTING, NoiseModel::Clean, 1));
+    let rec = smartgoban::rules::GameRecord::from_sgf_str(&snap.sgf).unwrap();
+    assert_eq!(rec.info.time_limit, Some(10.0));
+    assert_eq!(
+        rec.info.overtime.as_deref(),
+        Some("2x60 byo-yomi (Chinese counting)")
+    );
+    let ours: Vec<(char, Option<f64>, Option<u32>)> = rec
+        .moves
+        .iter()
+        .map(|m| {
+            (
+                m.color.sgf_letter().chars().next().unwrap(),
+                m.time_left_ms.map(|ms| ms as f64 / 1000.0),
+                m.periods_left,
+            )
+        })
+        .collect();
+    let b1 = ours[0].1.unwrap();
+    assert!(
+        (8.0..10.0).contains(&b1),
+        "B's first move took under 2 s: {b1}"
+    );
+    let expect = expected_times(b1);
+    assert_eq!(ours.len(), expect.len());
+    for (i, (got, want)) in ours.iter().zip(&expect).enumerate() {
+        assert_eq!((got.0, got.2), (want.0, want.2), "move {}", i + 1);
+        let g = got.1.unwrap();
+        assert!(
+            (g - want.1).abs() < 0.0005,
+            "move {}: {g} vs {}",
+            i + 1,
+            want.1
+        );
+    }
+    // an independent SGF reader reads the same values
+    let Some(python) = crate::support::python_with("sgfmill") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("game.sgf");
+    std::fs::write(&path, &snap.sgf).unwrap();
+    let script = "import sys\nfrom sgfmill import sgf\n\
+        g = sgf.Sgf_game.from_bytes(open(sys.argv[1], 'rb').read())\n\
+        r = g.get_root()\n\
+        print(r.get('TM'), r.get('OT'))\n\
+        for n in g.get_main_sequence()[1:]:\n\
+        \x20   c, _ = n.get_move()\n\
+        \x20   k = 'BL' if c == 'b' else 'WL'\n\
+        \x20   o = 'OB' if c == 'b' else 'OW'\n\
+        \x20   print(c.upper(), n.get(k) if n.has_property(k) else None, n.get(o) if n.has_property(o) else None)\n";
+    let out = std::process::Command::new(python)
+        .args(["-c", script])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("10.0 2x60 byo-yomi (Chinese counting)"));
+    for (i, line) in lines.enumerate() {
+        let parts: Vec<&str> = line.split(' ').collect();
+        let (c, time, periods) = ours[i];
+        assert_eq!(parts[0], c.to_string());
+        let read: f64 = parts[1].parse().unwrap();
+        assert!(
+            (read - time.unwrap()).abs() < 1e-9,
+            "move {}: {line}",
+            i + 1
+        );
+        let want = periods.map_or("None".to_string(), |p| p.to_string());
+        assert_eq!(parts[2], want, "move {}", i + 1);
+    }
+}
+
+#[test]
+fn japanese_periods_roll_over_on_the_feed_and_the_flag_falls_at_100_s() {
+    // 10 s main + 3×30 s; Black never moves
+    let script = "size 9\ntime main=10s jp=3x30s\nat 120000 glitch E5 X 1\n";
+    let (events, _) = rt().block_on(play_script(script, NoiseModel::Clean, 1));
+    let clocks = of_kind(&events, "clock");
+    let start = clocks[0]["game_ms"].as_u64().unwrap();
+    assert_eq!(clocks[0]["running"], "black");
+    let shown: Vec<(u64, bool, u64, u64, bool)> = clocks
+        .iter()
+        .map(|c| {
+            let b = &c["black"];
+            (
+                c["game_ms"].as_u64().unwrap() - start,
+                b["overtime"].as_bool().unwrap(),
+                b["periods"].as_u64().unwrap(),
+                b["period_ms"].as_u64().unwrap(),
+                b["expired"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    // each roll-over is seen on the first scan after it (scans are 20 ms apart)
+    let near = |got: u64, want: u64| got >= want && got < want + 20;
+    assert_eq!(shown.len(), 5, "{shown:?}");
+    assert!(
+        near(shown[1].0, 10_000) && shown[1].1 && shown[1].2 == 3,
+        "{shown:?}"
+    );
+    assert!(near(shown[2].0, 40_000) && shown[2].2 == 2, "{shown:?}");
+    assert!(near(shown[3].0, 70_000) && shown[3].2 == 1, "{shown:?}");
+    assert!(near(shown[4].0, 100_000) && shown[4].4, "{shown:?}");
+    let v = of_kind(&events, "violation");
+    assert_eq!(v[0]["code"], "time_expired");
+    assert_eq!(v[0]["evidence"]["clock"]["black"]["expired"], true);
+    assert_eq!(of_kind(&events, "result")[0]["re"], "W+T");
+    assert!(of_kind(&events, "move").is_empty());
+}
