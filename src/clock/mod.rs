@@ -67,6 +67,9 @@ struct PressRecord {
     move_number: u32,
     color: Color,
     sides: [SideClock; 2],
+    /// The mover's thinking in its turn at the press, ms, and the press's time.
+    thought_ms: u64,
+    at_ms: u64,
 }
 
 /// The game clock.
@@ -265,6 +268,8 @@ impl Clock {
             move_number,
             color,
             sides: self.sides,
+            thought_ms: thought,
+            at_ms: now_ms,
         });
         let (next, at) = self.sides[i].after_move(&self.system, thought);
         self.sides[i] = next;
@@ -310,6 +315,47 @@ impl Clock {
             }
             _ => false,
         }
+    }
+
+    /// The move number a press committed is known only later (the referee judges a press
+    /// once the board has settled): sets it for `color`'s press at `at_ms`.
+    pub fn set_press_move(&mut self, color: Color, at_ms: u64, move_number: u32) {
+        if let Some(rec) = self
+            .history
+            .iter_mut()
+            .rev()
+            .find(|r| r.color == color && r.at_ms == at_ms)
+        {
+            rec.move_number = move_number;
+        }
+    }
+
+    /// [`Clock::revert_press`] if the last press is `color`'s at `at_ms` (a later press by
+    /// the other side stands: nothing is reverted).
+    pub fn revert_press_at(&mut self, color: Color, at_ms: u64, now_ms: u64) -> bool {
+        match self.history.last() {
+            Some(r) if r.color == color && r.at_ms == at_ms => self.revert_press(now_ms),
+            _ => false,
+        }
+    }
+
+    /// The last press did not count (R17.4: no stone was played): as if it had not been made,
+    /// the presser's time runs on from its thinking at the press plus everything since, and
+    /// the other side gets back what ran meanwhile. Returns whether there was a press.
+    pub fn revert_press(&mut self, now_ms: u64) -> bool {
+        let Some(rec) = self.history.pop() else {
+            return false;
+        };
+        let paused = self.paused;
+        self.sides = rec.sides;
+        self.expired = [false; 2];
+        self.begin_turn(rec.color, now_ms);
+        self.paused = paused;
+        self.banked_ms = rec.thought_ms + now_ms.saturating_sub(rec.at_ms);
+        self.spoken_to_ms = self.banked_ms;
+        self.events.push_back(ClockEvent::Changed);
+        self.tick(now_ms);
+        true
     }
 
     /// R22.5: `color`'s time ran out in its last counted unit and the referee lets it count

@@ -136,9 +136,9 @@ impl SideClock {
 
     /// The state after a move made `thought_ms` into the turn (before the flag), with the
     /// reading at the moment of the move (time left after the move, before any period reset
-    /// or increment — what the record keeps).
+    /// or increment — what the record keeps; Canadian: the stones left after this one).
     pub fn after_move(&self, system: &TimeSystem, thought_ms: u64) -> (SideClock, Reading) {
-        let at = self.reading(system, thought_ms);
+        let mut at = self.reading(system, thought_ms);
         let mut next = SideClock {
             main_ms: at.main_ms,
             periods: self.periods,
@@ -150,6 +150,8 @@ impl SideClock {
                 next.periods = at.periods;
             }
             Overtime::Canadian { stones, period_ms } if at.overtime => {
+                // the record keeps the stones left after this one (SGF OB/OW)
+                at.periods = self.periods.saturating_sub(1);
                 if self.periods <= 1 {
                     next.periods = stones;
                     next.block_ms = period_ms;

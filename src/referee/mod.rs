@@ -1228,6 +1228,15 @@ impl Referee {
         PressOutcome::Stay
     }
 
+    /// The side whose last move is on the board and not yet confirmed by its clock press: a
+    /// press by it belongs to that move.
+    pub fn awaiting_press(&self) -> Option<Color> {
+        self.last
+            .as_ref()
+            .filter(|l| !l.pressed && l.point.is_some())
+            .map(|l| l.color)
+    }
+
     /// The clock's reading for move `number` (1-based, moves and passes) at the press that
     /// committed it: `time_left_ms` in main time or the current period, `periods` left in
     /// overtime (SGF `BL`/`WL`, `OB`/`OW`). Unknown numbers are ignored.

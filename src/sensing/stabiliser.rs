@@ -74,6 +74,8 @@ pub struct Stabiliser {
     changed_at: Vec<u64>,
     /// Since when each point has read uncertain, if it does.
     uncertain_since: Vec<Option<u64>>,
+    /// Points whose reading changed since the board last settled.
+    disturbed: Vec<bool>,
     /// Points uncertain for less than `stuck_ms`: they hold the board unsettled.
     blocking: usize,
     last_change_ms: u64,
@@ -94,6 +96,7 @@ impl Stabiliser {
             reading: vec![Cell::Uncertain; n],
             changed_at: vec![0; n],
             uncertain_since: vec![None; n],
+            disturbed: vec![false; n],
             blocking: n,
             last_change_ms: 0,
             now_ms: 0,
@@ -115,6 +118,7 @@ impl Stabiliser {
         let n = self.reading.len();
         self.reading.fill(Cell::Uncertain);
         self.uncertain_since.fill(None);
+        self.disturbed.fill(false);
         self.blocking = n;
         self.started = false;
         self.settled = false;
@@ -139,21 +143,30 @@ impl Stabiliser {
         let mut changed = false;
         let mut blocking = 0;
         let stuck_ms = self.config.stuck_ms;
-        for (((old, &new), since), changed_at) in self
+        for ((((old, &new), since), changed_at), disturbed) in self
             .reading
             .iter_mut()
             .zip(cells)
             .zip(&mut self.uncertain_since)
             .zip(&mut self.changed_at)
+            .zip(&mut self.disturbed)
         {
             if *old != new {
-                // A point coming out of an uncertain spell (a hand over it) may have changed
-                // at any moment of it: the earliest is taken, so a stone put down under a hand
-                // is never later than a clock press made before the hand lifted (R17.4).
-                *changed_at = match (*old, *since) {
+                // A point disturbed since the board last settled (a hand over it, readings
+                // flickering) may have changed at any moment of it: the first change is taken,
+                // so a stone put down under a hand is never later than a clock press made
+                // before the hand lifted (R17.4). A point out of a long uncertain spell dates
+                // from its start.
+                let from = match (*old, *since) {
                     (Cell::Uncertain, Some(from)) => from,
                     _ => t_ms,
                 };
+                *changed_at = if *disturbed {
+                    (*changed_at).min(from)
+                } else {
+                    from
+                };
+                *disturbed = true;
                 *old = new;
                 changed = true;
                 *since = (new == Cell::Uncertain).then_some(t_ms);
@@ -184,6 +197,7 @@ impl Stabiliser {
             return None;
         }
         self.settled = true;
+        self.disturbed.fill(false);
         let grid = self.grid_from_readings();
         let changed = self.stable.as_ref() != Some(&grid);
         let first_change_ms = match &self.stable {

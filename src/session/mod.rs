@@ -80,9 +80,11 @@ pub struct SessionStats {
     pub size_mismatch_scans: u64,
     /// Presses of the clock buttons (on the board or by command).
     pub clock_presses: u64,
-    /// Presses the referee accepted but the clock refused (not its time, paused, a double
-    /// press within 80 ms).
+    /// Clock presses the clock refused: by the side whose time does not run, while paused,
+    /// before the start or after the flag.
     pub clock_refused: u64,
+    /// Second presses of a button within 80 ms, taken as the same press.
+    pub double_presses: u64,
     /// Scans whose button counters jumped by more than a person can press in one scan
     /// period (a board fault): ignored.
     pub implausible_buttons: u64,
@@ -94,6 +96,10 @@ pub struct SessionStats {
 
 /// Longest a press waits for something resting on the board to lift, ms of board time.
 pub const STUCK_PRESS_WAIT_MS: u64 = 10_000;
+
+/// A clock press this long, ms of board time, before a stone goes down belongs to that stone
+/// (R17.4: pressed before or while placing it); the referee judges a press only after it.
+pub const PRESS_GRACE_MS: u64 = 1_000;
 
 /// Most presses of one button that one scan can report (scans are 20 ms apart).
 pub const MAX_PRESSES_PER_SCAN: u8 = 2;
@@ -130,6 +136,12 @@ pub struct Session {
     offline_anchor_ms: Option<u64>,
     /// The move whose press the next `clock` event reports.
     pressed_move: Option<u32>,
+    /// The last press of each button (pass, resign, clock × black, white), board time.
+    last_press_ms: [Option<u64>; 6],
+    /// What the mover's clock showed at each clock press not yet judged by the referee.
+    press_readings: Vec<(Color, u64, crate::clock::Reading)>,
+    /// A `clock` event is due (a press was judged).
+    clock_news: bool,
 }
 
 impl Session {
@@ -154,6 +166,9 @@ impl Session {
             clock_started: false,
             offline_anchor_ms: None,
             pressed_move: None,
+            last_press_ms: [None; 6],
+            press_readings: Vec::new(),
+            clock_news: false,
         };
         session.drain_referee();
         Ok(session)
@@ -346,12 +361,32 @@ impl Session {
             .map(|s| (s.changed, s.grid.clone(), s.first_change_ms));
         let is_settled = stabiliser.is_settled();
         let stuck = is_settled && !stabiliser.stuck_points().is_empty();
-        self.deferred.extend(presses.into_iter().map(|p| (p, now)));
+        for p in presses {
+            self.take_press(p, now);
+        }
         if let Some((true, grid, first_change)) = settled {
-            // Presses made before the board started to change belong to the board before.
+            // Presses made before the board started to change belong to the board before; a
+            // clock press up to PRESS_GRACE_MS before a stone goes down belongs to that stone
+            // (R17.4: pressed before or while placing it).
+            let board = self.referee.game().board();
+            let new_stone = |c: Color| {
+                grid.iter()
+                    .any(|(p, sensed)| sensed == Some(c) && board.get(p).is_none())
+            };
+            // a side whose move already waits for its press has its stone down
+            let awaiting = self.referee.awaiting_press();
+            let new_stone_of =
+                [Color::Black, Color::White].map(|c| awaiting != Some(c) && new_stone(c));
             let (before, after): (Vec<_>, Vec<_>) = std::mem::take(&mut self.deferred)
                 .into_iter()
-                .partition(|&(_, at)| at < first_change);
+                .partition(|&(p, at)| match p {
+                    Press::Clock(c) => {
+                        let own_stone_after =
+                            new_stone_of[c as usize] && first_change <= at + PRESS_GRACE_MS;
+                        at < first_change && !own_stone_after
+                    }
+                    _ => at < first_change,
+                });
             self.deferred = after;
             for (press, at) in before {
                 self.press(press, at);
@@ -375,9 +410,7 @@ impl Session {
         let oldest = self.deferred.first().map(|&(_, at)| at);
         let waited_enough = oldest.is_some_and(|at| now.saturating_sub(at) >= STUCK_PRESS_WAIT_MS);
         if is_settled && (!stuck || waited_enough) {
-            for (press, at) in std::mem::take(&mut self.deferred) {
-                self.press(press, at);
-            }
+            self.judge_presses(now);
         }
     }
 
@@ -414,6 +447,54 @@ impl Session {
         presses
     }
 
+    /// A press comes in at board time `at_ms`. A second press of the same button within
+    /// [`crate::clock::DOUBLE_PRESS_MS`] is the same press. A clock press by the side whose
+    /// time runs switches the clock at once, as a physical clock does (the time of the press
+    /// is what counts); one by the other side is ignored. The referee judges presses once the
+    /// board has settled.
+    fn take_press(&mut self, press: Press, at_ms: u64) {
+        let slot = match press {
+            Press::Pass(c) => c as usize,
+            Press::Resign(c) => 2 + c as usize,
+            Press::Clock(c) => 4 + c as usize,
+        };
+        if let Some(last) = self.last_press_ms[slot] {
+            if at_ms.saturating_sub(last) < crate::clock::DOUBLE_PRESS_MS {
+                self.stats.double_presses += 1;
+                return;
+            }
+        }
+        self.last_press_ms[slot] = Some(at_ms);
+        if let Press::Clock(color) = press {
+            if let Some(clock) = &mut self.clock {
+                match clock.press(color, at_ms, 0) {
+                    Ok(reading) => self.press_readings.push((color, at_ms, reading)),
+                    Err(_) => {
+                        self.stats.clock_presses += 1;
+                        self.stats.clock_refused += 1;
+                        return;
+                    }
+                }
+            }
+        }
+        self.deferred.push((press, at_ms));
+    }
+
+    /// Judges the waiting presses, in order, up to the first clock press still inside its
+    /// grace time (a stone may yet go down for it).
+    fn judge_presses(&mut self, now: u64) {
+        let waiting = std::mem::take(&mut self.deferred);
+        let mut rest = waiting.into_iter();
+        for (press, at) in rest.by_ref() {
+            if matches!(press, Press::Clock(_)) && now < at + PRESS_GRACE_MS {
+                self.deferred.push((press, at));
+                break;
+            }
+            self.press(press, at);
+        }
+        self.deferred.extend(rest);
+    }
+
     fn press(&mut self, press: Press, at_ms: u64) {
         match press {
             Press::Pass(color) => self.passed(color, at_ms),
@@ -446,13 +527,24 @@ impl Session {
             }
             Command::Pass(color) => self.passed(color, now),
             Command::Resign(color) => self.referee.on_resign(color),
-            Command::ClockPress(color) => self.clock_pressed(color, now),
+            Command::ClockPress(color) => {
+                self.take_press(Press::Clock(color), now);
+                if self.stabiliser.as_ref().is_none_or(|s| s.is_settled()) {
+                    self.judge_presses(now);
+                }
+            }
             Command::SetResult(re) => self.referee.set_result(&re),
             Command::Resolve { id, ruling } => self.referee.resolve(id, ruling)?,
             Command::Choose(index) => self.referee.choose(index)?,
             Command::CorrectMove { number, point } => self.referee.correct_move(number, point)?,
             Command::Warn { color, reason } => self.referee.warn(color, &reason),
-            Command::Pause => self.referee.pause()?,
+            Command::Pause => {
+                // presses made before the pause are judged before it
+                for (press, at) in std::mem::take(&mut self.deferred) {
+                    self.press(press, at);
+                }
+                self.referee.pause()?
+            }
             Command::Resume => self.referee.resume()?,
             Command::Adjudicate(decision) => self.referee.adjudicate(decision),
             Command::SealMove(sealed) => self.referee.seal_move(sealed)?,

@@ -30,12 +30,32 @@ impl Session {
         self.clock.as_ref()
     }
 
-    /// A clock press at board time `at_ms`: the referee judges it; if it commits a move, the
-    /// clock switches and the mover's reading goes into the record.
+    /// The referee judges a clock press made at board time `at_ms` (the clock switched when
+    /// it was pressed): if it commits a move, the mover's reading at the press goes into the
+    /// record; if it does not count (no stone, R17.4), the press is undone on the clock.
     pub(super) fn clock_pressed(&mut self, color: Color, at_ms: u64) {
         self.stats.clock_presses += 1;
-        if let PressOutcome::Switch { move_number } = self.referee.on_clock(color, at_ms) {
-            self.switch_clock(color, at_ms, move_number);
+        let reading = self
+            .press_readings
+            .iter()
+            .position(|&(c, t, _)| c == color && t == at_ms)
+            .map(|i| self.press_readings.remove(i).2);
+        let now = self.board_time_ms;
+        match self.referee.on_clock(color, at_ms) {
+            PressOutcome::Switch { move_number } => {
+                if let (Some(r), Some(clock)) = (reading, &mut self.clock) {
+                    clock.set_press_move(color, at_ms, move_number);
+                    let (ms, periods) = r.sgf();
+                    self.referee.set_move_time(move_number, ms, periods);
+                    self.pressed_move = Some(move_number);
+                    self.clock_news = true;
+                }
+            }
+            PressOutcome::Stay => {
+                if let (Some(_), Some(clock)) = (reading, &mut self.clock) {
+                    clock.revert_press_at(color, at_ms, now);
+                }
+            }
         }
     }
 
@@ -156,7 +176,7 @@ impl Session {
                 periods_left,
             });
         }
-        if changed {
+        if changed || std::mem::take(&mut self.clock_news) {
             if let Some(clock) = self.clock_view() {
                 let move_number = self.pressed_move.take();
                 self.emit(EventKind::Clock {
@@ -343,7 +363,10 @@ mod tests {
         t.set("G1", Cell::Black);
         t.press(Color::Black);
         assert_eq!(t.reading(Color::Black).periods, 3);
-        assert_eq!(t.s.record().moves.last().unwrap().periods_left, Some(4));
+        // the referee judges the press after its grace time; the record keeps the stones left
+        // after the move (SGF OB)
+        t.run(1_200);
+        assert_eq!(t.s.record().moves.last().unwrap().periods_left, Some(3));
     }
 
     #[test]

@@ -168,7 +168,10 @@ pub(super) fn perform(
             Some(done(ViolationCode::Takeback, c, vec![pt, q]))
         }
         InjectionKind::ClockBeforeStone => {
+            // a press with no stone: the stone comes well after the press's grace time
+            // (session::PRESS_GRACE_MS), within which it would count as placed with it
             p.force_clock(c);
+            p.pause();
             p.pause();
             p.play_record_move(game, c, Some(pt));
             Some(done(ViolationCode::ClockBeforeStone, c, Vec::new()))
