@@ -100,9 +100,9 @@ pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
             .unwrap_or_default();
         println!("smartgoban demo: {description}");
         println!(
-            "  virtual board on {} ({:?} noise, seed {}, speed {:?})",
+            "  virtual board on {} ({} noise, seed {}, speed {})",
             link.display(),
-            args.board.noise,
+            format!("{:?}", args.board.noise).to_lowercase(),
             args.board.seed,
             args.board.speed
         );
@@ -303,7 +303,36 @@ fn print_event(ev: &Event) {
             }
             s
         }
-        EventKind::Link { state, detail } => format!("      link {state:?}: {detail}"),
+        EventKind::Link { state, detail } => {
+            let state = match state {
+                crate::event::LinkState::Connected => "connected",
+                crate::event::LinkState::Lost => "lost",
+            };
+            format!("      link {state}: {detail}")
+        }
+        // the clocks after each press, and the timekeeper's calls
+        EventKind::Clock {
+            clock,
+            move_number: Some(_),
+            ..
+        } => format!(
+            "      clock B {}  W {}",
+            clock_face(&clock.black),
+            clock_face(&clock.white)
+        ),
+        EventKind::Call {
+            color,
+            text,
+            minutes_left,
+            periods_left,
+            ..
+        } => {
+            let left = minutes_left
+                .map(|m| format!(" ({m} min left)"))
+                .or(periods_left.map(|p| format!(" ({p} left)")))
+                .unwrap_or_default();
+            format!("      call {} {text}{left}", color.sgf_letter())
+        }
         EventKind::MoveUndone { number, .. } => format!("{number:>4}  (taken back)"),
         EventKind::MoveCorrected {
             number,
@@ -329,4 +358,24 @@ fn print_event(ev: &Event) {
         _ => return,
     };
     println!("{line}");
+}
+
+/// A clock face for the terminal: `1:02:03` / `4:05` in main time, `3×0:25` in overtime
+/// (periods left × time left in the period), `0:00 flag` when the time is up.
+fn clock_face(r: &crate::clock::Reading) -> String {
+    let hms = |ms: u64| {
+        let s = ms.div_ceil(1000);
+        if s >= 3600 {
+            format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+        } else {
+            format!("{}:{:02}", s / 60, s % 60)
+        }
+    };
+    if r.expired {
+        "0:00 flag".into()
+    } else if r.overtime && r.periods > 0 {
+        format!("{}×{}", r.periods, hms(r.period_ms))
+    } else {
+        hms(r.main_ms)
+    }
 }
