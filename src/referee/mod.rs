@@ -1361,6 +1361,7 @@ impl Referee {
         }
         self.phase = self.resume_phase;
         self.push_phase();
+        let sealed_move = self.sealed.is_some();
         if let Some(sealed) = self.sealed.take() {
             let occupied = sealed.point.is_none_or(|p| {
                 self.game.board().get(p).is_some() || self.game.preview(sealed.color, p).is_err()
@@ -1393,6 +1394,9 @@ impl Referee {
             }
         }
         if let Some(grid) = self.last_grid.clone() {
+            if !sealed_move {
+                self.flag_played_while_paused(&grid);
+            }
             let at = self.now_ms;
             let changed = vec![at; grid.iter().count()];
             self.on_board(Observation {
@@ -1403,6 +1407,44 @@ impl Referee {
             self.refresh_guidance(&grid);
         }
         Ok(())
+    }
+
+    /// Stones that went down while the clock was stopped (R22.8) are no moves until the
+    /// referee accepts them: flagged, set aside (their fix is to lift them).
+    fn flag_played_while_paused(&mut self, grid: &StoneGrid) {
+        let steps = match explain(&self.game, &self.pending, grid) {
+            Verdict::Moves { steps, .. } => steps,
+            Verdict::OutOfTurn { step, .. } => vec![step],
+            Verdict::Illegal { color, point, .. } => vec![Step {
+                color,
+                point,
+                captured: Vec::new(),
+                hidden: false,
+            }],
+            _ => return,
+        };
+        let points: Vec<Point> = steps.iter().map(|s| s.point).collect();
+        let detail = format!(
+            "{} played {} while the clock was stopped: it counts once the referee accepts it",
+            steps[0].color.as_str(),
+            points
+                .iter()
+                .map(|&p| self.gtp(p))
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+        let fix = BoardDiff {
+            restore: Vec::new(),
+            remove: points.clone(),
+        };
+        self.flag(
+            ViolationCode::PlayedWhilePaused,
+            steps[0].color,
+            points,
+            detail,
+            grid,
+            fix,
+        );
     }
 
     /// Adjournment (C5): `sealed` is kept secret and play pauses; it is played on
@@ -1494,6 +1536,20 @@ impl Referee {
                     Ok(())
                 }
                 ViolationCode::Takeback => self.accept_takeback(&v),
+                ViolationCode::PlayedWhilePaused => {
+                    // the stones are judged as played now
+                    self.close(id, "accepted");
+                    if let Some(grid) = self.last_grid.clone() {
+                        let at = self.now_ms;
+                        let changed = vec![at; grid.iter().count()];
+                        self.on_board(Observation {
+                            grid: &grid,
+                            at_ms: at,
+                            changed_at: &changed,
+                        });
+                    }
+                    Ok(())
+                }
                 ViolationCode::MovedStone | ViolationCode::BoardDisturbed => {
                     Err(CommandError::CannotAccept(
                         id,

@@ -120,6 +120,8 @@ impl Profile {
             (_, V::WrongColors) => s(Referee, false),
             // C5 / O13: a play on an occupied point counts as a pass.
             (_, V::OccupiedPoint) => s(MoveInvalid, false),
+            // R22.8: the referee decides whether the stone stands.
+            (_, V::PlayedWhilePaused) => s(Referee, false),
         }
     }
 
@@ -142,7 +144,7 @@ impl Profile {
                 V::TimeExpired => "O14.5",
                 V::TwoWarningsLoss => "O16.2",
                 // No clause of the older code: the 2002 rule applies.
-                V::ClockBeforeStone | V::WrongColors => code.clause(),
+                V::ClockBeforeStone | V::WrongColors | V::PlayedWhilePaused => code.clause(),
             },
         }
     }

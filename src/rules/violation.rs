@@ -42,6 +42,9 @@ pub enum ViolationCode {
     /// stone can look like it); it counts as a pass, as a sealed move on an occupied point does
     /// (C5 / O13).
     OccupiedPoint,
+    /// A stone put on the board while the referee had the clock stopped: not a move until the
+    /// referee accepts it (R22.8: the clock is the referee's while stopped).
+    PlayedWhilePaused,
 }
 
 impl ViolationCode {
@@ -63,6 +66,7 @@ impl ViolationCode {
             ViolationCode::TwoWarningsLoss => "two_warnings_loss",
             ViolationCode::WrongColors => "wrong_colors",
             ViolationCode::OccupiedPoint => "occupied_point",
+            ViolationCode::PlayedWhilePaused => "played_while_paused",
         }
     }
 
@@ -84,6 +88,7 @@ impl ViolationCode {
             ViolationCode::TwoWarningsLoss => "R24.2",
             ViolationCode::WrongColors => "R17.1",
             ViolationCode::OccupiedPoint => "C5/O13",
+            ViolationCode::PlayedWhilePaused => "R22.8",
         }
     }
 }

@@ -534,7 +534,16 @@ impl Session {
                 }
             }
             Command::SetResult(re) => self.referee.set_result(&re),
-            Command::Resolve { id, ruling } => self.referee.resolve(id, ruling)?,
+            Command::Resolve { id, ruling } => {
+                let paused_stone = self.referee.violations().iter().any(|v| {
+                    v.id == id && v.open && v.code == crate::rules::ViolationCode::PlayedWhilePaused
+                });
+                let before = self.referee.record().moves.len();
+                self.referee.resolve(id, ruling)?;
+                if paused_stone && ruling == crate::referee::Ruling::AcceptAsPlayed {
+                    self.accepted_moves_press(before, now);
+                }
+            }
             Command::Choose(index) => self.referee.choose(index)?,
             Command::CorrectMove { number, point } => self.referee.correct_move(number, point)?,
             Command::Warn { color, reason } => self.referee.warn(color, &reason),

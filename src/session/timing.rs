@@ -76,6 +76,22 @@ impl Session {
         }
     }
 
+    /// Moves the referee accepted after the fact (stones played while the clock was stopped)
+    /// count as pressed when accepted: each mover's clock switches in turn.
+    pub(super) fn accepted_moves_press(&mut self, moves_before: usize, at_ms: u64) {
+        let accepted: Vec<(Color, u32)> = self.referee.record().moves
+            [moves_before.min(self.referee.record().moves.len())..]
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (m.color, (moves_before + i + 1) as u32))
+            .collect();
+        for (color, number) in accepted {
+            if self.clock.as_ref().and_then(Clock::running) == Some(color) {
+                self.switch_clock(color, at_ms, number);
+            }
+        }
+    }
+
     fn switch_clock(&mut self, color: Color, at_ms: u64, move_number: u32) {
         let Some(clock) = &mut self.clock else {
             return;
@@ -359,13 +375,27 @@ mod tests {
             .events
             .iter()
             .any(|e| matches!(e, EventKind::Result { .. })));
-        t.command(Command::Resume);
+        // a stone goes down while the clock is stopped: flagged on resumption, not a move
         t.set("G1", Cell::Black);
-        t.press(Color::Black);
-        assert_eq!(t.reading(Color::Black).periods, 3);
-        // the referee judges the press after its grace time; the record keeps the stones left
-        // after the move (SGF OB)
-        t.run(1_200);
+        t.command(Command::Resume);
+        t.run(300);
+        let v =
+            t.s.referee()
+                .violations()
+                .iter()
+                .find(|v| v.open && v.code == crate::rules::ViolationCode::PlayedWhilePaused)
+                .map(|v| v.id)
+                .expect("the stone played while paused is flagged");
+        assert_eq!(t.s.record().moves.len(), 12);
+        assert_eq!(t.reading(Color::Black).periods, 4);
+        t.command(Command::Resolve {
+            id: v,
+            ruling: Ruling::AcceptAsPlayed,
+        });
+        assert_eq!(t.s.record().moves.len(), 13, "accepted: the move counts");
+        assert_eq!(t.reading(Color::Black).periods, 3, "3 stones left");
+        assert_eq!(t.s.clock().unwrap().running(), Some(Color::White));
+        // the record keeps the stones left after the move (SGF OB)
         assert_eq!(t.s.record().moves.last().unwrap().periods_left, Some(3));
     }
 
