@@ -27,6 +27,7 @@ pub mod api;
 pub mod cli;
 pub mod config;
 pub mod daemon;
+pub mod devices;
 pub mod files;
 pub mod link;
 

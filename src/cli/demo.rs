@@ -66,14 +66,20 @@ pub struct DemoSummary {
 /// record written; otherwise it keeps serving until Ctrl-C.
 pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
     let (source, description) = source::load(args.game.as_deref(), args.board.script.as_deref())?;
-    let setup = source.setup();
+    let mut setup = source.setup();
+    let mut playing = args.board.playing();
+    if let Some(time) = args.time {
+        setup.time = Some(time);
+        setup.info.time_limit = Some(time.sgf_tm());
+        setup.info.overtime = time.sgf_ot();
+        playing.press_clock = true;
+    }
     let workdir = tempfile::Builder::new()
         .prefix("smartgoban-demo-")
         .tempdir()
         .map_err(DemoError::Sim)?;
     let link = workdir.path().join("board");
-    let device = sim::start(&source, args.board.playing(), link.clone(), 0x5167_0001)
-        .map_err(DemoError::Sim)?;
+    let device = sim::start(&source, playing, link.clone(), 0x5167_0001).map_err(DemoError::Sim)?;
     let started = Instant::now();
     let daemon = Daemon::start(DaemonConfig {
         serial: link.clone(),
@@ -90,6 +96,7 @@ pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
         setup,
         events_out: args.events.clone(),
         data_dir: args.data_dir.clone(),
+        clock_hardware: Default::default(),
     })
     .await?;
     let quiet = args.quiet;

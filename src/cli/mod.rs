@@ -66,6 +66,7 @@ impl BoardArgs {
             noise: self.noise,
             seed: self.seed,
             speed: self.speed,
+            press_clock: false,
         }
     }
 }
@@ -101,6 +102,10 @@ pub struct DemoArgs {
     /// Referee rules: cn2002 (default, or the script's `profile`) or cn1988.
     #[arg(long, value_parser = parse_profile)]
     pub profile: Option<Profile>,
+    /// Play with a game clock (e.g. "main=10m cn=3x60s", "main=5m jp=3x30s"): the virtual
+    /// players press it after each move; a script's `time` header is used otherwise.
+    #[arg(long, value_name = "SYSTEM", value_parser = parse_time)]
+    pub time: Option<crate::clock::TimeSystem>,
     /// What the referee does with violations: `rules` applies the sanctions (invalid moves
     /// come off the board, warnings, losses); `accept` flags them and lets every act stand, as
     /// a record of a finished game needs. Default: `accept` for a game record, `rules` for a
@@ -180,4 +185,9 @@ fn parse_policy(s: &str) -> Result<Policy, String> {
         "accept" => Ok(Policy::AcceptAsPlayed),
         other => Err(format!("referee `{other}`: use rules or accept")),
     }
+}
+
+fn parse_time(s: &str) -> Result<crate::clock::TimeSystem, String> {
+    s.parse()
+        .map_err(|e: crate::clock::TimeSystemError| e.to_string())
 }

@@ -68,6 +68,7 @@ pub async fn run(args: RunArgs) -> Result<(), RunError> {
         setup: config.setup.clone(),
         events_out: None,
         data_dir: Some(config.data_dir.clone()),
+        clock_hardware: Default::default(),
     })
     .await?;
     let addr = daemon

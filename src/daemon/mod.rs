@@ -2,6 +2,7 @@
 //! clock and moves bytes (DESIGN.md "Core and shell"). Around it: the serial port thread and
 //! the HTTP server.
 
+mod clock_hw;
 pub mod shared;
 
 use std::io::Write;
@@ -18,10 +19,12 @@ use crate::link::serial::{PortEvent, SerialPort};
 use crate::link::{Connection, LinkConfig, LinkEvent};
 use crate::referee::GameSetup;
 use crate::session::{Command, Input, Session, SessionConfig, SessionError};
+use clock_hw::ClockDevices;
+pub use clock_hw::ClockHardware;
 pub use shared::{EventLog, Shared, Snapshot};
 
 /// Everything the daemon needs to run.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct DaemonConfig {
     /// Device path of the board (serial port, udev symlink, or the virtual board's pty).
     pub serial: PathBuf,
@@ -37,6 +40,8 @@ pub struct DaemonConfig {
     pub events_out: Option<PathBuf>,
     /// Keep the record of the game in progress here (`current.sgf`, rewritten on every change).
     pub data_dir: Option<PathBuf>,
+    /// The clock's buttons and faces wired to this machine, if any.
+    pub clock_hardware: ClockHardware,
 }
 
 /// Errors starting or running the daemon.
@@ -145,6 +150,7 @@ impl Daemon {
             start: Instant::now(),
             record_dirty: false,
             last_record_write: None,
+            devices: ClockDevices::start(config.clock_hardware),
         };
         let session_task = tokio::spawn(task.run(port_rx, command_rx, shutdown_rx.clone()));
         let http_task = listener.map(|listener| {
@@ -269,6 +275,7 @@ struct SessionTask {
     start: Instant,
     record_dirty: bool,
     last_record_write: Option<Instant>,
+    devices: ClockDevices,
 }
 
 impl SessionTask {
@@ -314,6 +321,20 @@ impl SessionTask {
                     self.publish();
                     let _ = reply.send(result);
                 },
+                press = async {
+                    match &mut self.devices.presses {
+                        Some(rx) => rx.recv().await,
+                        None => std::future::pending().await,
+                    }
+                } => if let Some(press) = press {
+                    let host_ms = clock_hw::host_ms(self.start, &press);
+                    let now = self.now_ms();
+                    let input = Input::Button { button: press.button, host_ms };
+                    if let Err(e) = self.session.handle_input(input, now) {
+                        tracing::error!("session refused a button: {e}");
+                    }
+                    changed = true;
+                },
                 _ = tokio::time::sleep(sleep_for) => {
                     let now = self.now_ms();
                     self.connection.handle_timeout(now);
@@ -327,6 +348,7 @@ impl SessionTask {
                 }
             }
             changed |= self.pump()?;
+            self.devices.refresh(self.session.clock_view().as_ref());
             if changed || last_snapshot.elapsed() >= REFRESH {
                 self.publish();
                 last_snapshot = Instant::now();

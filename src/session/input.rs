@@ -31,6 +31,23 @@ pub enum Input {
     Scan(Scan),
     /// A command from the API, the CLI or the demo.
     Command(Command),
+    /// A clock button wired to the Pi (not through the board) pressed at host time
+    /// `host_ms` (the same time base as `handle_input`'s `now_ms`).
+    Button {
+        /// Which button.
+        button: ClockButton,
+        /// When it was pressed, host ms.
+        host_ms: u64,
+    },
+}
+
+/// A button of the game clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClockButton {
+    /// A player's button: its time stops, the other side's starts (R17.4, R22.6).
+    Player(Color),
+    /// The referee's pause button: pauses, or resumes when paused.
+    Pause,
 }
 
 /// Commands from people (referee, organiser) or programs.

@@ -17,7 +17,7 @@ use crate::event::{Event, EventKind, LinkState};
 use crate::referee::{CommandError, GameSetup, Observation, Referee, RefereeConfig, SetupError};
 use crate::rules::{Color, GameRecord};
 use crate::sensing::{Cell, Stabiliser, StabiliserConfig, StabiliserStats};
-pub use input::{Command, Input, LinkInfo};
+pub use input::{ClockButton, Command, Input, LinkInfo};
 use smartgoban_protocol::{Button, ButtonCounters, Scan, Side};
 pub use state::{LinkView, StateView};
 
@@ -193,6 +193,10 @@ impl Session {
                 Ok(())
             }
             Input::Command(command) => self.command(command),
+            Input::Button { button, host_ms } => {
+                self.button(button, host_ms);
+                Ok(())
+            }
         };
         self.drain_referee();
         self.run_clock();
@@ -503,6 +507,33 @@ impl Session {
         }
     }
 
+    /// A clock button not wired through the board (API, GPIO) pressed at board time `at`.
+    fn clock_button(&mut self, color: Color, at: u64) {
+        self.take_press(Press::Clock(color), at);
+        if self.stabiliser.as_ref().is_none_or(|s| s.is_settled()) {
+            self.judge_presses(self.board_time_ms);
+        }
+    }
+
+    /// A clock button on the Pi: its host time mapped to board time.
+    fn button(&mut self, button: ClockButton, host_ms: u64) {
+        let at = self
+            .board_time_ms
+            .saturating_sub(self.now_ms.saturating_sub(host_ms));
+        match button {
+            ClockButton::Player(color) => self.clock_button(color, at),
+            ClockButton::Pause => {
+                let command = if self.referee.phase() == crate::event::Phase::Paused {
+                    Command::Resume
+                } else {
+                    Command::Pause
+                };
+                // refused in phases without a clock to stop (setup, finished): nothing changes
+                let _ = self.command(command);
+            }
+        }
+    }
+
     fn command(&mut self, command: Command) -> Result<(), SessionError> {
         let now = self.board_time_ms;
         match command {
@@ -527,12 +558,7 @@ impl Session {
             }
             Command::Pass(color) => self.passed(color, now),
             Command::Resign(color) => self.referee.on_resign(color),
-            Command::ClockPress(color) => {
-                self.take_press(Press::Clock(color), now);
-                if self.stabiliser.as_ref().is_none_or(|s| s.is_settled()) {
-                    self.judge_presses(now);
-                }
-            }
+            Command::ClockPress(color) => self.clock_button(color, now),
             Command::SetResult(re) => self.referee.set_result(&re),
             Command::Resolve { id, ruling } => {
                 let paused_stone = self.referee.violations().iter().any(|v| {

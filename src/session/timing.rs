@@ -400,6 +400,35 @@ mod tests {
     }
 
     #[test]
+    fn the_clock_buttons_on_the_pi_press_and_pause() {
+        use crate::session::ClockButton;
+        let mut t = Table::new("main=10m");
+        t.set("E5", Cell::Black);
+        // host time 0 is board time now: a press 100 ms ago
+        let button = |b| Input::Button {
+            button: b,
+            host_ms: 900,
+        };
+        t.s.handle_input(button(ClockButton::Player(Color::Black)), 1_000)
+            .unwrap();
+        assert_eq!(t.s.clock().unwrap().running(), Some(Color::White));
+        t.s.handle_input(button(ClockButton::Pause), 1_000).unwrap();
+        assert!(t.s.clock().unwrap().is_paused());
+        t.s.handle_input(button(ClockButton::Pause), 1_000).unwrap();
+        assert!(!t.s.clock().unwrap().is_paused());
+        // White's button before its stone: R17.4 once the stone is down within a second
+        t.s.handle_input(button(ClockButton::Player(Color::White)), 1_000)
+            .unwrap();
+        t.set("C3", Cell::White);
+        t.run(1_200);
+        let v = t.s.referee().violations();
+        assert_eq!(v.len(), 1);
+        assert_eq!(v[0].code, crate::rules::ViolationCode::ClockBeforeStone);
+        assert_eq!(t.s.record().moves.len(), 2);
+        assert!(t.s.record().moves.iter().all(|m| m.time_left_ms.is_some()));
+    }
+
+    #[test]
     fn the_clock_runs_on_while_the_board_is_away() {
         let mut t = Table::new("main=60s");
         assert_eq!(t.s.clock().unwrap().running(), Some(Color::Black));

@@ -85,6 +85,9 @@ pub struct Playing {
     pub seed: u64,
     /// Clock speed.
     pub speed: Speed,
+    /// The players of a game record press the clock after each move (a game with a time
+    /// control); a script presses it where it says.
+    pub press_clock: bool,
 }
 
 /// Board time after the last action before a timeline counts as played out, ms: enough for
@@ -100,7 +103,16 @@ pub fn start(
 ) -> std::io::Result<SimHandle> {
     let noise = playing.noise.params();
     spawn(
-        source.timeline(&noise, playing.seed),
+        source
+            .timeline_with(
+                &noise,
+                playing.seed,
+                &player::PlayerOptions {
+                    press_clock: playing.press_clock,
+                    injection: None,
+                },
+            )
+            .0,
         DeviceConfig {
             board_size: source.setup().size(),
             speed: playing.speed,

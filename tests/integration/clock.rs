@@ -5,7 +5,7 @@
 use serde_json::Value;
 use smartgoban::sim::NoiseModel;
 
-use crate::support::{of_kind, play_script, rt};
+use crate::support::{of_kind, play_script, rt, Rig};
 
 fn calls(events: &[Value]) -> Vec<(u64, String, String)> {
     of_kind(events, "call")
@@ -222,4 +222,78 @@ fn japanese_periods_roll_over_on_the_feed_and_the_flag_falls_at_100_s() {
     assert_eq!(v[0]["evidence"]["clock"]["black"]["expired"], true);
     assert_eq!(of_kind(&events, "result")[0]["re"], "W+T");
     assert!(of_kind(&events, "move").is_empty());
+}
+
+#[test]
+fn the_faces_lose_their_link_for_3_s_around_a_move_and_catch_up() {
+    use smartgoban::devices::face::{ClockFace, FaceFrame, SimFace};
+    use smartgoban::sim::{Script, Source, Speed};
+    let script = Script::parse(
+        "size 9\ntime main=60s\n\
+         at 0 place B E5\n at 500 clock B\n at 1500 place W C3\n at 2000 clock W\n\
+         at 3000 place B G7\n at 3500 clock B\n at 4500 place W C7\n at 5000 clock W\n\
+         at 6000 place B D4\n at 6500 clock B\n",
+    )
+    .unwrap();
+    let (black, white) = (SimFace::new(), SimFace::new());
+    let faces: [Box<dyn ClockFace>; 2] = [Box::new(black.clone()), Box::new(white.clone())];
+    let hw = smartgoban::daemon::ClockHardware {
+        buttons: None,
+        faces: Some(faces),
+    };
+    rt().block_on(async {
+        let rig = Rig::start_with(
+            Source::Script(script),
+            NoiseModel::Clean,
+            1,
+            Speed::Factor(1.0),
+            hw,
+        )
+        .await;
+        tokio::time::sleep(std::time::Duration::from_millis(2_500)).await;
+        black.drop_link(std::time::Duration::from_secs(3));
+        white.drop_link(std::time::Duration::from_secs(3));
+        rig.wait_done().await;
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        let snap = rig.daemon.shared().snapshot();
+        let rec = smartgoban::rules::GameRecord::from_sgf_str(&snap.sgf).unwrap();
+        assert_eq!(rec.moves.len(), 5);
+        assert!(
+            rec.moves.iter().all(|m| m.time_left_ms.is_some()),
+            "every move keeps its time: {:?}",
+            rec.moves
+        );
+        // the faces failed meanwhile, then show the clocks again
+        assert!(black.failed_writes() > 0 && white.failed_writes() > 0);
+        let clock = snap.state.clock.clone().unwrap();
+        assert_eq!(white.frames().last(), Some(&FaceFrame::of(&clock.white)));
+        assert_eq!(black.frames().last(), Some(&FaceFrame::of(&clock.black)));
+        assert!(black.frames().len() >= 2, "black's face counted down");
+        rig.stop().await;
+    });
+}
+
+#[test]
+fn the_demo_with_a_clock_records_every_move_with_its_time() {
+    // the built-in game, the virtual players pressing the clock: Chinese counting with a short
+    // main time, so the game runs into the reserve minutes
+    let mut args = crate::support::demo_args(None, NoiseModel::Realistic, 5);
+    args.time = Some("main=20s cn=3x10s".parse().unwrap());
+    let summary = rt().block_on(smartgoban::cli::demo::run(args)).unwrap();
+    let rec = &summary.record;
+    assert_eq!(rec.moves.len(), 232);
+    assert_eq!(rec.info.time_limit, Some(20.0));
+    assert!(
+        rec.moves.iter().all(|m| m.time_left_ms.is_some()),
+        "BL/WL on every move"
+    );
+    // into overtime: periods on the later moves, never more than the three units
+    let last = rec.moves.last().unwrap();
+    assert!(matches!(last.periods_left, Some(1..=3)), "{last:?}");
+    assert!(summary
+        .snapshot
+        .state
+        .violations
+        .iter()
+        .all(|v| v.code != "time_expired"));
 }

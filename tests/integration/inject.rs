@@ -69,6 +69,7 @@ async fn run_one(path: PathBuf, index: u64) -> Outcome {
         setup: source.setup(),
         events_out: None,
         data_dir: None,
+        clock_hardware: Default::default(),
     })
     .await
     .unwrap();

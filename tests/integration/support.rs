@@ -59,6 +59,7 @@ pub fn demo_args(game: Option<&Path>, noise: NoiseModel, seed: u64) -> DemoArgs 
         exit_when_done: true,
         settle_ms: 150,
         profile: None,
+        time: None,
         referee: None,
         quiet: true,
     }
@@ -198,11 +199,27 @@ impl Rig {
         seed: u64,
         speed: Speed,
     ) -> Rig {
+        Rig::start_with(source, noise, seed, speed, Default::default()).await
+    }
+
+    /// [`Rig::start`] with clock hardware (simulated buttons and faces).
+    pub async fn start_with(
+        source: smartgoban::sim::Source,
+        noise: NoiseModel,
+        seed: u64,
+        speed: Speed,
+        clock_hardware: smartgoban::daemon::ClockHardware,
+    ) -> Rig {
         use smartgoban::daemon::{Daemon, DaemonConfig};
         let setup = source.setup();
         let dir = tempfile::tempdir().unwrap();
         let link = dir.path().join("board");
-        let playing = smartgoban::sim::Playing { noise, seed, speed };
+        let playing = smartgoban::sim::Playing {
+            noise,
+            seed,
+            speed,
+            press_clock: false,
+        };
         let device = smartgoban::sim::start(&source, playing, link.clone(), 1).unwrap();
         let daemon = Daemon::start(DaemonConfig {
             serial: link,
@@ -212,6 +229,7 @@ impl Rig {
             setup,
             events_out: None,
             data_dir: None,
+            clock_hardware,
         })
         .await
         .unwrap();
