@@ -21,6 +21,15 @@
 //! time = "main=60m cn=5x60s"                                # clock: main time, then cn= (Chinese
 //!                                                           # counting), jp= (byo-yomi), ca=
 //!                                                           # (Canadian) or fischer=; none: no clock
+//!
+//! [clock]                                                   # clock hardware on the Pi (BCM pins)
+//! buttons = [17, 27, 22]                                    # Black's, White's, pause
+//! faces = "tm1637"                                          # 4-digit faces ("none": without)
+//! black_face = [5, 6]                                       # CLK, DIO
+//! white_face = [13, 19]
+//! voice = "zh"                                              # calls spoken: "zh", "en" or "off"
+//! voice_dir = "/usr/share/smartgoban/voice"                 # clips (assets/voice in the source)
+//! buzzer_pwm = 0                                            # PWM channel: beeps without sound
 //! ```
 //!
 //! Raw values are read in one place and turned into a validated [`Config`]; every error
@@ -55,6 +64,34 @@ struct RawConfig {
     time_up: Option<String>,
     #[serde(default)]
     game: RawGame,
+    #[serde(default)]
+    clock: RawClock,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawClock {
+    buttons: Option<Vec<i64>>,
+    faces: Option<String>,
+    black_face: Option<Vec<i64>>,
+    white_face: Option<Vec<i64>>,
+    voice: Option<String>,
+    voice_dir: Option<PathBuf>,
+    buzzer_pwm: Option<i64>,
+}
+
+/// The game clock's hardware on the Pi (`[clock]`): BCM pin numbers.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClockHardwareConfig {
+    /// Black's, White's and the pause button (`buttons = [17, 27, 22]`), pressed = to ground.
+    pub buttons: Option<[u8; 3]>,
+    /// TM1637 faces, CLK and DIO for Black's then White's (`faces = "tm1637"`,
+    /// `black_face = [5, 6]`, `white_face = [13, 19]`).
+    pub faces: Option<[[u8; 2]; 2]>,
+    /// Voice clips: folder and language (`voice = "zh"` or `"en"`, `voice_dir`).
+    pub voice: Option<PathBuf>,
+    /// Buzzer on hardware PWM channel 0 or 1 (`buzzer_pwm`): beeps the calls when no voice.
+    pub buzzer_pwm: Option<u8>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -87,6 +124,8 @@ pub struct Config {
     pub commit_ms: Option<u64>,
     /// R22.5: what a flag fall does.
     pub time_up: TimeUp,
+    /// The clock's buttons, faces, voice and buzzer.
+    pub clock: ClockHardwareConfig,
     /// The game to start with (its time control in `setup.time`).
     pub setup: GameSetup,
 }
@@ -247,10 +286,12 @@ impl Config {
         {
             return Err(bad("data_dir", "\"\"".into(), "name a directory"));
         }
+        let clock = clock_hardware(raw.clock, &bad)?;
         Ok(Config {
             profile,
             commit_ms,
             time_up,
+            clock,
             serial: raw.serial,
             http,
             data_dir: raw
@@ -260,6 +301,87 @@ impl Config {
             setup,
         })
     }
+}
+
+/// `[clock]`, validated: pins are BCM numbers 0–27.
+fn clock_hardware(
+    raw: RawClock,
+    bad: &dyn Fn(&'static str, String, &'static str) -> ConfigError,
+) -> Result<ClockHardwareConfig, ConfigError> {
+    fn pins<const N: usize>(
+        key: &'static str,
+        v: Option<Vec<i64>>,
+        bad: &dyn Fn(&'static str, String, &'static str) -> ConfigError,
+    ) -> Result<Option<[u8; N]>, ConfigError> {
+        let Some(v) = v else {
+            return Ok(None);
+        };
+        let shown = format!("{v:?}");
+        let pins: Vec<u8> = v
+            .iter()
+            .map(|&p| u8::try_from(p).ok().filter(|p| *p <= 27))
+            .collect::<Option<_>>()
+            .ok_or_else(|| bad(key, shown.clone(), "use BCM pin numbers 0 to 27"))?;
+        <[u8; N]>::try_from(pins)
+            .map(Some)
+            .map_err(|_| bad(key, shown, "wrong number of pins"))
+    }
+    let buttons = pins::<3>("clock.buttons", raw.buttons, bad)?;
+    let faces = match raw.faces.as_deref() {
+        None | Some("none") => None,
+        Some("tm1637") => {
+            let black = pins::<2>("clock.black_face", raw.black_face, bad)?;
+            let white = pins::<2>("clock.white_face", raw.white_face, bad)?;
+            match (black, white) {
+                (Some(b), Some(w)) => Some([b, w]),
+                _ => {
+                    return Err(bad(
+                        "clock.faces",
+                        "\"tm1637\"".into(),
+                        "give black_face and white_face = [CLK, DIO]",
+                    ))
+                }
+            }
+        }
+        Some(v) => {
+            return Err(bad(
+                "clock.faces",
+                format!("{v:?}"),
+                "use \"tm1637\" or \"none\"",
+            ))
+        }
+    };
+    let dir = raw
+        .voice_dir
+        .unwrap_or_else(|| PathBuf::from("/usr/share/smartgoban/voice"));
+    let voice = match raw.voice.as_deref() {
+        None | Some("off") => None,
+        Some(lang @ ("zh" | "en")) => Some(dir.join(lang)),
+        Some(v) => {
+            return Err(bad(
+                "clock.voice",
+                format!("{v:?}"),
+                "use \"zh\", \"en\" or \"off\"",
+            ))
+        }
+    };
+    let buzzer_pwm = match raw.buzzer_pwm {
+        None => None,
+        Some(c @ 0..=1) => Some(c as u8),
+        Some(c) => {
+            return Err(bad(
+                "clock.buzzer_pwm",
+                c.to_string(),
+                "use PWM channel 0 or 1",
+            ))
+        }
+    };
+    Ok(ClockHardwareConfig {
+        buttons,
+        faces,
+        voice,
+        buzzer_pwm,
+    })
 }
 
 fn unreachable_defaults() -> Config {
@@ -272,6 +394,7 @@ fn unreachable_defaults() -> Config {
         profile: Profile::Cn2002,
         commit_ms: Some(3_000),
         time_up: TimeUp::Loss,
+        clock: ClockHardwareConfig::default(),
         setup: GameSetup::even(19),
     }
 }
@@ -321,6 +444,17 @@ mod tests {
     }
 
     #[test]
+    fn the_clock_hardware_is_read() {
+        let text = "[clock]\nbuttons = [17, 27, 22]\nfaces = \"tm1637\"\nblack_face = [5, 6]\nwhite_face = [13, 19]\nvoice = \"en\"\nvoice_dir = \"/v\"\nbuzzer_pwm = 1\n";
+        let c = Config::parse(text, Path::new("t.toml")).unwrap().clock;
+        assert_eq!(c.buttons, Some([17, 27, 22]));
+        assert_eq!(c.faces, Some([[5, 6], [13, 19]]));
+        assert_eq!(c.voice, Some(PathBuf::from("/v/en")));
+        assert_eq!(c.buzzer_pwm, Some(1));
+        assert_eq!(Config::defaults().clock, ClockHardwareConfig::default());
+    }
+
+    #[test]
     fn errors_name_key_and_value() {
         let cases = [
             ("settle_ms = 5", "settle_ms", "5"),
@@ -341,6 +475,11 @@ mod tests {
                 "jp=0x30s",
             ),
             ("time_up = \"draw\"", "time_up", "draw"),
+            ("[clock]\nbuttons = [17, 99, 22]", "clock.buttons", "99"),
+            ("[clock]\nbuttons = [17, 27]", "clock.buttons", "[17, 27]"),
+            ("[clock]\nfaces = \"tm1637\"", "clock.faces", "tm1637"),
+            ("[clock]\nvoice = \"fr\"", "clock.voice", "fr"),
+            ("[clock]\nbuzzer_pwm = 3", "clock.buzzer_pwm", "3"),
         ];
         for (text, key, value) in cases {
             let e = Config::parse(text, Path::new("t.toml"))

@@ -96,6 +96,9 @@ pub enum EventKind {
         /// Japanese byo-yomi: periods left; Canadian: stones left in the block.
         #[serde(skip_serializing_if = "Option::is_none")]
         periods_left: Option<u32>,
+        /// The call ends a unit (period): the units left are after the one taken ("4 minutes
+        /// left"), or none — time is up.
+        unit_end: bool,
     },
     /// A new game was set up: what the board must show before the first move.
     Game {

@@ -25,6 +25,9 @@ pub enum RunError {
     /// The service failed.
     #[error(transparent)]
     Daemon(#[from] DaemonError),
+    /// The clock hardware of `[clock]` could not be set up.
+    #[error("clock hardware: {0}")]
+    ClockHardware(String),
 }
 
 /// Runs the service until Ctrl-C or SIGTERM.
@@ -68,7 +71,8 @@ pub async fn run(args: RunArgs) -> Result<(), RunError> {
         setup: config.setup.clone(),
         events_out: None,
         data_dir: Some(config.data_dir.clone()),
-        clock_hardware: Default::default(),
+        clock_hardware: crate::devices::on_the_pi(&config.clock)
+            .map_err(RunError::ClockHardware)?,
     })
     .await?;
     let addr = daemon

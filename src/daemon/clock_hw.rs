@@ -9,7 +9,8 @@ use tokio::sync::mpsc;
 
 use crate::devices::buttons::{ButtonPress, ClockButtons};
 use crate::devices::face::{ClockFace, FaceFrame};
-use crate::event::ClockView;
+use crate::devices::sound::{Announcer, SpokenCall};
+use crate::event::{ClockView, EventKind};
 
 /// The clock devices a daemon drives (`None` parts are absent).
 #[derive(Default)]
@@ -18,6 +19,8 @@ pub struct ClockHardware {
     pub buttons: Option<Box<dyn ClockButtons>>,
     /// Black's face, White's face.
     pub faces: Option<[Box<dyn ClockFace>; 2]>,
+    /// The timekeeper's voice (or buzzer) for the calls.
+    pub announcer: Option<Box<dyn Announcer>>,
 }
 
 impl std::fmt::Debug for ClockHardware {
@@ -25,6 +28,7 @@ impl std::fmt::Debug for ClockHardware {
         f.debug_struct("ClockHardware")
             .field("buttons", &self.buttons.is_some())
             .field("faces", &self.faces.is_some())
+            .field("announcer", &self.announcer.is_some())
             .finish()
     }
 }
@@ -35,6 +39,7 @@ pub(super) struct ClockDevices {
     shown: [Option<FaceFrame>; 2],
     pub(super) presses: Option<mpsc::UnboundedReceiver<ButtonPress>>,
     _buttons: Option<Box<dyn ClockButtons>>,
+    announcer: Option<Box<dyn Announcer>>,
     pub(super) face_errors: u64,
 }
 
@@ -56,7 +61,36 @@ impl ClockDevices {
             shown: [None; 2],
             presses,
             _buttons: buttons,
+            announcer: hw.announcer,
             face_errors: 0,
+        }
+    }
+
+    /// Speaks a `call` event.
+    pub(super) fn announce(&mut self, kind: &EventKind) {
+        let (
+            Some(announcer),
+            EventKind::Call {
+                color,
+                text,
+                minutes_left,
+                periods_left,
+                unit_end,
+                ..
+            },
+        ) = (&mut self.announcer, kind)
+        else {
+            return;
+        };
+        let call = SpokenCall {
+            color: *color,
+            text: text.clone(),
+            minutes_left: *minutes_left,
+            periods_left: *periods_left,
+            unit_end: *unit_end,
+        };
+        if let Err(e) = announcer.announce(&call) {
+            tracing::warn!("{e}");
         }
     }
 

@@ -418,6 +418,7 @@ impl SessionTask {
                     });
                 }
             }
+            self.devices.announce(&event.kind);
             self.shared.log.push(event);
         }
         if any {

@@ -57,6 +57,9 @@ pub enum CommandError {
     /// The action needs another phase.
     #[error("not possible in phase {0}")]
     WrongPhase(&'static str),
+    /// The action needs a game clock and the game has none.
+    #[error("the game has no clock (no time control)")]
+    NoClock,
     /// A sealed move's point is off the board.
     #[error("{0} is not a point of this board")]
     BadPoint(String),

@@ -98,4 +98,11 @@ pub enum Command {
     SwapColors,
     /// Both sides confirm the count (R21.1): `dead` as agreed, or `None` for the proposal.
     ConfirmCount(Option<Vec<Point>>),
+    /// R22.1: `color` arrived `late_ms` late; twice that comes off its main time.
+    LateArrival {
+        /// The late player.
+        color: Color,
+        /// How late, ms.
+        late_ms: u64,
+    },
 }

@@ -585,6 +585,10 @@ impl Session {
             Command::SealMove(sealed) => self.referee.seal_move(sealed)?,
             Command::SwapColors => self.referee.swap_colors()?,
             Command::ConfirmCount(dead) => self.referee.confirm_count(dead)?,
+            Command::LateArrival { color, late_ms } => match &mut self.clock {
+                Some(clock) => clock.deduct_lateness(color, late_ms),
+                None => return Err(CommandError::NoClock.into()),
+            },
         }
         Ok(())
     }

@@ -190,6 +190,7 @@ impl Session {
                 text: call.text,
                 minutes_left,
                 periods_left,
+                unit_end: call.unit_end,
             });
         }
         if changed || std::mem::take(&mut self.clock_news) {
@@ -426,6 +427,25 @@ mod tests {
         assert_eq!(v[0].code, crate::rules::ViolationCode::ClockBeforeStone);
         assert_eq!(t.s.record().moves.len(), 2);
         assert!(t.s.record().moves.iter().all(|m| m.time_left_ms.is_some()));
+    }
+
+    #[test]
+    fn a_late_player_loses_twice_the_lateness() {
+        let mut t = Table::new("main=60m cn=5x60s");
+        t.command(Command::LateArrival {
+            color: Color::White,
+            late_ms: 10 * 60_000,
+        });
+        assert_eq!(t.reading(Color::White).main_ms, 40 * 60_000);
+        let mut no_clock = Session::new(SessionConfig::default(), &GameSetup::even(9)).unwrap();
+        let refused = no_clock.handle_input(
+            Input::Command(Command::LateArrival {
+                color: Color::White,
+                late_ms: 1,
+            }),
+            0,
+        );
+        assert!(refused.is_err());
     }
 
     #[test]

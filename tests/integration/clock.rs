@@ -240,6 +240,7 @@ fn the_faces_lose_their_link_for_3_s_around_a_move_and_catch_up() {
     let hw = smartgoban::daemon::ClockHardware {
         buttons: None,
         faces: Some(faces),
+        announcer: None,
     };
     rt().block_on(async {
         let rig = Rig::start_with(
@@ -296,4 +297,65 @@ fn the_demo_with_a_clock_records_every_move_with_its_time() {
         .violations
         .iter()
         .all(|v| v.code != "time_expired"));
+}
+
+#[test]
+fn a_button_on_the_pi_switches_the_clock_and_the_calls_are_spoken() {
+    use smartgoban::devices::buttons::{ClockButton, SimButtons};
+    use smartgoban::devices::sound::SimAnnouncer;
+    use smartgoban::sim::{Script, Source, Speed};
+    // Black plays at once and presses its button wired to the Pi (not the board's); White
+    // then thinks through 2 s of main time and its one 5 s reserve unit: 6…9, 10, time up.
+    let script =
+        Script::parse("size 9\ntime main=2s cn=1x5s\nat 0 place B E5\nat 9500 glitch A1 X 1\n")
+            .unwrap();
+    let buttons = std::sync::Arc::new(std::sync::Mutex::new(SimButtons::new()));
+    struct Shared(std::sync::Arc<std::sync::Mutex<SimButtons>>);
+    impl smartgoban::devices::buttons::ClockButtons for Shared {
+        fn start(
+            &mut self,
+            tx: tokio::sync::mpsc::UnboundedSender<smartgoban::devices::buttons::ButtonPress>,
+        ) -> Result<(), String> {
+            self.0.lock().unwrap().start(tx)
+        }
+    }
+    let voice = SimAnnouncer::new();
+    let hw = smartgoban::daemon::ClockHardware {
+        buttons: Some(Box::new(Shared(buttons.clone()))),
+        faces: None,
+        announcer: Some(Box::new(voice.clone())),
+    };
+    rt().block_on(async {
+        let rig = Rig::start_with(
+            Source::Script(script),
+            NoiseModel::Clean,
+            1,
+            Speed::Factor(1.0),
+            hw,
+        )
+        .await;
+        tokio::time::sleep(std::time::Duration::from_millis(700)).await;
+        assert!(buttons
+            .lock()
+            .unwrap()
+            .press(ClockButton::Player(smartgoban::rules::Color::Black)));
+        rig.wait_done().await;
+        let events = rig.events();
+        let snap = rig.stop().await;
+        let rec = smartgoban::rules::GameRecord::from_sgf_str(&snap.sgf).unwrap();
+        assert_eq!(rec.moves.len(), 1);
+        assert!(
+            rec.moves[0].time_left_ms.is_some(),
+            "the Pi's button committed B E5"
+        );
+        let texts: Vec<String> = calls(&events).into_iter().map(|c| c.2).collect();
+        assert_eq!(texts, ["6", "7", "8", "9", "10"]);
+        let said: Vec<Vec<String>> = voice.said().iter().map(|c| c.clips()).collect();
+        assert_eq!(said.len(), 5);
+        assert_eq!(
+            said.last().unwrap(),
+            &["10".to_string(), "timeup".to_string()]
+        );
+        assert_eq!(of_kind(&events, "result")[0]["re"], "B+T");
+    });
 }
