@@ -359,3 +359,147 @@ fn a_button_on_the_pi_switches_the_clock_and_the_calls_are_spoken() {
         assert_eq!(of_kind(&events, "result")[0]["re"], "B+T");
     });
 }
+
+/// Waits (up to 20 s) until the service's state satisfies `f`.
+async fn wait_for(rig: &Rig, what: &str, f: impl Fn(&smartgoban::session::StateView) -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !f(&rig.daemon.shared().snapshot().state) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for {what}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}
+
+#[test]
+fn a_takeback_accepted_through_the_stack_gives_black_its_two_periods_back() {
+    use smartgoban::referee::Ruling;
+    use smartgoban::session::Command;
+    use smartgoban::sim::{Script, Source, Speed};
+    // Black uses up a period on its second move, so it is in overtime with 2 periods; then
+    // plays D4 after 12 s, presses, and lifts it again.
+    let script = Script::parse(
+        "size 9\ntime jp=3x30s\n\
+         at 0 place B E5\n at 500 clock B\n at 1000 place W C3\n at 1500 clock W\n\
+         at 33000 place B G7\n at 33500 clock B\n at 34000 place W C7\n at 34500 clock W\n\
+         at 46000 place B D4\n at 46500 clock B\n at 49000 remove D4\n at 60000 glitch A1 X 1\n",
+    )
+    .unwrap();
+    rt().block_on(async {
+        let rig = Rig::start(
+            Source::Script(script),
+            NoiseModel::Realistic,
+            2,
+            Speed::Factor(10.0),
+        )
+        .await;
+        wait_for(&rig, "the takeback", |s| {
+            s.violations.iter().any(|v| v.code == "takeback")
+        })
+        .await;
+        let state = rig.daemon.shared().snapshot().state.clone();
+        let before = state.clock.clone().unwrap();
+        assert_eq!(before.running, Some(smartgoban::rules::Color::White));
+        let id = state
+            .violations
+            .iter()
+            .find(|v| v.code == "takeback")
+            .unwrap()
+            .id;
+        rig.daemon
+            .command(Command::Resolve {
+                id,
+                ruling: Ruling::AcceptAsPlayed,
+            })
+            .await
+            .unwrap();
+        let after = rig.daemon.shared().snapshot().state.clone();
+        let clock = after.clock.unwrap();
+        assert_eq!(clock.running, Some(smartgoban::rules::Color::Black));
+        assert_eq!(clock.black.periods, 2);
+        assert!(clock.black.period_ms > 29_000, "{:?}", clock.black);
+        assert_eq!(after.move_number, 4, "D4 left the record");
+        rig.wait_done().await;
+        rig.stop().await;
+    });
+}
+
+#[test]
+fn canadian_pause_through_the_stack_a_stone_while_paused_counts_once_accepted() {
+    use smartgoban::referee::Ruling;
+    use smartgoban::session::Command;
+    use smartgoban::sim::{Script, Source, Speed};
+    // Canadian 10 stones in 5 minutes; after 6 moves each Black has 4 stones left. The
+    // referee pauses; Black puts a stone down; the referee resumes, the stone is flagged;
+    // once accepted Black has 3 stones left. The pause lasts longer than Black's block.
+    let mut text = String::from("size 9\ntime ca=10/300s\n");
+    let points = [
+        "A1", "A3", "A5", "A7", "A9", "C1", "C3", "C5", "C7", "C9", "E1", "E3",
+    ];
+    for (i, p) in points.iter().enumerate() {
+        let c = if i % 2 == 0 { "B" } else { "W" };
+        let t = i * 1_000;
+        text.push_str(&format!("at {t} place {c} {p}\nat {} clock {c}\n", t + 300));
+    }
+    text.push_str("at 200000 place B G1\nat 3000000 glitch J9 X 1\n");
+    let script = Script::parse(&text).unwrap();
+    rt().block_on(async {
+        let rig = Rig::start(
+            Source::Script(script),
+            NoiseModel::Clean,
+            1,
+            Speed::Factor(200.0),
+        )
+        .await;
+        wait_for(&rig, "12 moves pressed", |s| {
+            s.move_number == 12
+                && s.clock
+                    .as_ref()
+                    .is_some_and(|c| c.running == Some(smartgoban::rules::Color::Black))
+        })
+        .await;
+        rig.daemon.command(Command::Pause).await.unwrap();
+        let paused = rig.daemon.shared().snapshot().state.clock.clone().unwrap();
+        assert_eq!(paused.black.periods, 4);
+        // the stone goes down during the pause, and the pause lasts past Black's block
+        wait_for(&rig, "G1 on the board", |s| {
+            s.sensed
+                .as_ref()
+                .is_some_and(|rows| rows[8].chars().nth(6) == Some('X'))
+        })
+        .await;
+        tokio::time::sleep(std::time::Duration::from_millis(1_700)).await;
+        let still = rig.daemon.shared().snapshot().state.clone();
+        assert_eq!(still.move_number, 12);
+        assert!(still.game.result.is_none(), "no flag fall during the pause");
+        rig.daemon.command(Command::Resume).await.unwrap();
+        wait_for(&rig, "the stone flagged", |s| {
+            s.violations.iter().any(|v| v.code == "played_while_paused")
+        })
+        .await;
+        let id = rig
+            .daemon
+            .shared()
+            .snapshot()
+            .state
+            .violations
+            .iter()
+            .find(|v| v.code == "played_while_paused")
+            .unwrap()
+            .id;
+        rig.daemon
+            .command(Command::Resolve {
+                id,
+                ruling: Ruling::AcceptAsPlayed,
+            })
+            .await
+            .unwrap();
+        let after = rig.daemon.shared().snapshot().state.clone();
+        assert_eq!(after.move_number, 13);
+        let clock = after.clock.unwrap();
+        assert_eq!(clock.black.periods, 3, "3 stones left");
+        assert_eq!(clock.running, Some(smartgoban::rules::Color::White));
+        rig.stop().await;
+    });
+}
