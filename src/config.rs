@@ -9,8 +9,9 @@
 //! commit_ms = 3000                                          # no clock: a move is committed
 //!                                                           # after the board is settled this
 //!                                                           # long (0: only the clock commits)
-//! time_up = "loss"                                          # R22.5 at a flag fall: "loss", or
-//!                                                           # "pass" (a pass with a warning)
+//! time_up = "loss"                                          # R22.5 at a flag fall: "loss",
+//!                                                           # "pass" (a pass with a warning) or
+//!                                                           # "referee" (the referee rules)
 //!
 //! [game]                                                    # the game to start with
 //! size = 19
@@ -250,7 +251,14 @@ impl Config {
         let time_up = match raw.time_up.as_deref() {
             None | Some("loss") => TimeUp::Loss,
             Some("pass") => TimeUp::Pass,
-            Some(v) => return Err(bad("time_up", format!("{v:?}"), "use \"loss\" or \"pass\"")),
+            Some("referee") => TimeUp::Referee,
+            Some(v) => {
+                return Err(bad(
+                    "time_up",
+                    format!("{v:?}"),
+                    "use \"loss\", \"pass\" or \"referee\"",
+                ))
+            }
         };
         let time = match raw.game.time.as_deref() {
             None | Some("") | Some("none") => None,

@@ -45,6 +45,17 @@ pub use profile::{Penalty, Policy, Profile, Sanction};
 pub use setup::GameSetup;
 pub use violation::Violation;
 
+/// How a flag fall is ruled (R22.5, [`Referee::on_time_expired`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlagRuling {
+    /// The game is lost (R22.5, O14.5).
+    Loss,
+    /// A pass with a warning; counting goes on (R22.5, on the counted player's request).
+    Pass,
+    /// The referee rules ([`Referee::rule_time_up`]).
+    AskReferee,
+}
+
 /// What a clock press does to the clock ([`Referee::on_clock`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PressOutcome {
@@ -1250,10 +1261,11 @@ impl Referee {
         }
     }
 
-    /// `color`'s time ran out at board time `at_ms` (R22.5, O14.5): `time_expired`. With
-    /// `as_pass` (R22.5: the counted player asked for it, or the configured policy) the turn
-    /// counts as a pass with a warning and the game goes on; otherwise the game is lost.
-    pub fn on_time_expired(&mut self, color: Color, at_ms: u64, as_pass: bool) {
+    /// `color`'s time ran out at board time `at_ms` (R22.5, O14.5): `time_expired`, ruled by
+    /// `ruling`: the game is lost; or (R22.5, on the counted player's request) the turn counts
+    /// as a pass with a warning and the game goes on; or the referee decides
+    /// ([`Referee::rule_time_up`]) while the violation stays open.
+    pub fn on_time_expired(&mut self, color: Color, at_ms: u64, ruling: FlagRuling) {
         if matches!(self.phase, Phase::Finished) {
             return;
         }
@@ -1261,7 +1273,27 @@ impl Referee {
             .last_grid
             .clone()
             .unwrap_or_else(|| StoneGrid::from_board(self.game.board()));
-        if as_pass && self.game.to_move() == color {
+        if ruling == FlagRuling::AskReferee {
+            let detail = format!(
+                "{}'s time is up: the referee rules a loss, or a pass with a warning (R22.5)",
+                color.as_str()
+            );
+            let sanction = Sanction {
+                penalty: Penalty::Referee,
+                warning: false,
+            };
+            self.flag_sanctioned(
+                ViolationCode::TimeExpired,
+                sanction,
+                color,
+                Vec::new(),
+                detail,
+                &grid,
+                BoardDiff::default(),
+            );
+            return;
+        }
+        if ruling == FlagRuling::Pass && self.game.to_move() == color {
             self.commit_last();
             self.record_pass(color, at_ms);
             let detail = format!(
@@ -1294,6 +1326,43 @@ impl Referee {
                 BoardDiff::default(),
             );
         }
+    }
+
+    /// The referee rules on a flag fall left to it (R22.5): a pass with a warning (`as_pass`)
+    /// or the loss. Returns the side whose time was up.
+    ///
+    /// # Errors
+    /// [`CommandError::NoViolation`] when no flag fall waits for a ruling.
+    pub fn rule_time_up(&mut self, as_pass: bool, at_ms: u64) -> Result<Color, CommandError> {
+        let Some(v) = self
+            .violations
+            .iter()
+            .find(|v| v.open && v.code == ViolationCode::TimeExpired)
+            .cloned()
+        else {
+            return Err(CommandError::NoViolation(0));
+        };
+        if as_pass {
+            self.close(v.id, "counted_as_pass");
+            if self.game.to_move() == v.color {
+                self.commit_last();
+                self.record_pass(v.color, at_ms);
+            }
+            self.note_on_last(&format!(
+                "{} ({}): time up, counted as a pass with a warning by the referee",
+                v.code.as_str(),
+                v.clause
+            ));
+            self.give_warning(v.color);
+        } else {
+            self.close(v.id, "loss");
+            self.finish(GameResult {
+                winner: Some(v.color.opposite()),
+                reason: "time",
+                re: format!("{}+T", v.color.opposite().sgf_letter()),
+            });
+        }
+        Ok(v.color)
     }
 
     /// `loser` resigns (G7): the game is over.

@@ -98,6 +98,12 @@ pub enum Command {
     SwapColors,
     /// Both sides confirm the count (R21.1): `dead` as agreed, or `None` for the proposal.
     ConfirmCount(Option<Vec<Point>>),
+    /// R22.5: the referee rules on a flag fall left to it (`time_up = "referee"`): a pass
+    /// with a warning (counting goes on), or the loss.
+    RuleTimeUp {
+        /// A pass with a warning rather than the loss.
+        pass: bool,
+    },
     /// R22.1: `color` arrived `late_ms` late; twice that comes off its main time.
     LateArrival {
         /// The late player.

@@ -45,6 +45,8 @@ pub enum TimeUp {
     /// The turn counts as a pass with a warning and the side keeps its last unit (R22.5, on
     /// the counted player's request; only with byo-yomi, counting or Canadian time).
     Pass,
+    /// The referee rules ([`Command::RuleTimeUp`]); the clock waits.
+    Referee,
 }
 
 impl Default for SessionConfig {
@@ -585,6 +587,12 @@ impl Session {
             Command::SealMove(sealed) => self.referee.seal_move(sealed)?,
             Command::SwapColors => self.referee.swap_colors()?,
             Command::ConfirmCount(dead) => self.referee.confirm_count(dead)?,
+            Command::RuleTimeUp { pass } => {
+                let color = self.referee.rule_time_up(pass, now)?;
+                if let (true, Some(clock)) = (pass, &mut self.clock) {
+                    clock.pass_after_flag(color, now);
+                }
+            }
             Command::LateArrival { color, late_ms } => match &mut self.clock {
                 Some(clock) => clock.deduct_lateness(color, late_ms),
                 None => return Err(CommandError::NoClock.into()),

@@ -8,7 +8,7 @@
 use super::{Session, TimeUp};
 use crate::clock::{Clock, ClockEvent, Overtime};
 use crate::event::{ClockView, EventKind, Phase};
-use crate::referee::PressOutcome;
+use crate::referee::{FlagRuling, PressOutcome};
 use crate::rules::Color;
 
 impl Session {
@@ -209,9 +209,13 @@ impl Session {
                 overtime,
                 Overtime::Counting { .. } | Overtime::ByoYomi { .. } | Overtime::Canadian { .. }
             );
-            let as_pass = self.config.time_up == TimeUp::Pass && units;
-            self.referee.on_time_expired(color, now, as_pass);
-            if as_pass {
+            let ruling = match self.config.time_up {
+                TimeUp::Pass if units => FlagRuling::Pass,
+                TimeUp::Referee if units => FlagRuling::AskReferee,
+                _ => FlagRuling::Loss,
+            };
+            self.referee.on_time_expired(color, now, ruling);
+            if ruling == FlagRuling::Pass {
                 if let Some(clock) = &mut self.clock {
                     clock.pass_after_flag(color, now);
                 }
@@ -248,9 +252,13 @@ mod tests {
 
     impl Table {
         fn new(time: &str) -> Table {
+            Table::with(time, SessionConfig::default())
+        }
+
+        fn with(time: &str, config: SessionConfig) -> Table {
             let mut setup = GameSetup::even(9);
             setup.time = Some(time.parse::<TimeSystem>().unwrap());
-            let mut s = Session::new(SessionConfig::default(), &setup).unwrap();
+            let mut s = Session::new(config, &setup).unwrap();
             s.handle_input(Input::LinkUp(NINE), 0).unwrap();
             let mut t = Table {
                 s,
@@ -427,6 +435,42 @@ mod tests {
         assert_eq!(v[0].code, crate::rules::ViolationCode::ClockBeforeStone);
         assert_eq!(t.s.record().moves.len(), 2);
         assert!(t.s.record().moves.iter().all(|m| m.time_left_ms.is_some()));
+    }
+
+    #[test]
+    fn the_referee_rules_a_flag_fall_a_pass_with_a_warning() {
+        let config = SessionConfig {
+            time_up: TimeUp::Referee,
+            ..SessionConfig::default()
+        };
+        let mut t = Table::with("cn=1x5s", config);
+        t.run(6_000);
+        let v = t.s.referee().violations();
+        assert_eq!(v.len(), 1);
+        assert!(v[0].open && v[0].code == crate::rules::ViolationCode::TimeExpired);
+        assert!(t.s.referee().result().is_none(), "waiting for the referee");
+        t.command(Command::RuleTimeUp { pass: true });
+        assert_eq!(
+            t.s.record().moves.len(),
+            1,
+            "Black's turn counted as a pass"
+        );
+        assert_eq!(t.s.referee().warnings(), [1, 0]);
+        let clock = t.s.clock().unwrap();
+        assert_eq!(clock.running(), Some(Color::White));
+        assert_eq!(t.reading(Color::Black).periods, 1);
+        let again =
+            t.s.handle_input(Input::Command(Command::RuleTimeUp { pass: false }), 0);
+        assert!(again.is_err(), "nothing left to rule");
+        // the other ruling: the loss
+        let config = SessionConfig {
+            time_up: TimeUp::Referee,
+            ..SessionConfig::default()
+        };
+        let mut t = Table::with("cn=1x5s", config);
+        t.run(6_000);
+        t.command(Command::RuleTimeUp { pass: false });
+        assert_eq!(t.s.referee().result().map(|r| r.re.as_str()), Some("W+T"));
     }
 
     #[test]
