@@ -83,26 +83,5 @@ async fn index() -> Html<&'static str> {
     Html(INDEX)
 }
 
-const INDEX: &str = r#"<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>smartgoban</title></head>
-<body style="font-family: sans-serif; max-width: 40em; margin: 2em auto">
-<h1>smartgoban</h1>
-<ul>
-<li><a href="/api/v1/state">/api/v1/state</a> — live state (JSON)</li>
-<li><a href="/api/v1/game.sgf">/api/v1/game.sgf</a> — the record so far (SGF)</li>
-<li><a href="/api/v1/events">/api/v1/events</a> — event feed (Server-Sent Events, resumable with Last-Event-ID)</li>
-</ul>
-<pre id="board"></pre>
-<script>
-async function refresh() {
-  try {
-    const s = await (await fetch('/api/v1/state')).json();
-    document.getElementById('board').textContent =
-      s.board.join('\n') + '\n\nmove ' + s.move_number + ', ' + s.to_move + ' to play, phase ' + s.phase;
-  } catch (e) {}
-}
-new EventSource('/api/v1/events').onmessage = refresh;
-refresh();
-</script>
-</body></html>
-"#;
+/// The live page: the board, both clocks (counting down from the state) and the last call.
+const INDEX: &str = include_str!("index.html");

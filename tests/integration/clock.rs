@@ -503,3 +503,41 @@ fn canadian_pause_through_the_stack_a_stone_while_paused_counts_once_accepted() 
         rig.stop().await;
     });
 }
+
+#[test]
+fn the_live_page_and_the_state_show_both_clocks() {
+    use smartgoban::sim::{Script, Source, Speed};
+    let script = Script::parse(COUNTING).unwrap();
+    rt().block_on(async {
+        let rig = Rig::start(
+            Source::Script(script),
+            NoiseModel::Clean,
+            1,
+            Speed::Factor(20.0),
+        )
+        .await;
+        wait_for(&rig, "two moves", |s| s.move_number >= 2).await;
+        let page = reqwest::get(rig.url("/"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(page.contains("id=\"clock-black\"") && page.contains("id=\"clock-white\""));
+        let state: Value = reqwest::get(rig.url("/api/v1/state"))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let clock = &state["clock"];
+        assert_eq!(clock["system"], "main=10s cn=2x60s");
+        assert!(clock["running"] == "black" || clock["running"] == "white");
+        for side in ["black", "white"] {
+            for key in ["main_ms", "overtime", "period_ms", "periods", "expired"] {
+                assert!(!clock[side][key].is_null(), "{side}.{key}: {clock}");
+            }
+        }
+        rig.stop().await;
+    });
+}
