@@ -160,8 +160,10 @@ pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
     };
     let finished = report.is_some_and(|r| r == sim_report);
     let wall = started.elapsed();
-    // The organiser enters the recorded result, as a referee would at the end of the game.
-    if let (true, Source::Record(r)) = (finished, &source) {
+    // The organiser enters the recorded result, as a referee would at the end of the game
+    // (unless the game already has one: a flag fall, two warnings).
+    let decided = daemon.shared().snapshot().state.game.result.is_some();
+    if let (true, false, Source::Record(r)) = (finished, decided, &source) {
         if let Some(re) = r.info.result.as_deref().filter(|re| !re.trim().is_empty()) {
             daemon.command(Command::SetResult(re.to_string())).await?;
         }
@@ -243,29 +245,50 @@ async fn print_progress(
 ) {
     let mut rx = shared.log.subscribe();
     let mut last = 0u64;
-    let catch_up = |last: &mut u64| {
+    let mut printer = Printer::default();
+    let catch_up = |last: &mut u64, printer: &mut Printer| {
         for ev in shared.log.since(*last) {
             *last = ev.seq;
-            print_event(&ev);
+            printer.print(&ev);
         }
     };
-    catch_up(&mut last);
+    catch_up(&mut last, &mut printer);
     loop {
         tokio::select! {
             msg = rx.recv() => match msg {
                 Ok(ev) if ev.seq > last => {
                     last = ev.seq;
-                    print_event(&ev);
+                    printer.print(&ev);
                 }
                 Ok(_) => {}
-                Err(RecvError::Lagged(_)) => catch_up(&mut last),
+                Err(RecvError::Lagged(_)) => catch_up(&mut last, &mut printer),
                 Err(RecvError::Closed) => return,
             },
             _ = &mut stop => {
-                catch_up(&mut last);
+                catch_up(&mut last, &mut printer);
                 return;
             }
         }
+    }
+}
+
+/// The terminal's view of the feed: one line per event worth a line.
+#[derive(Default)]
+struct Printer {
+    /// The side whose clock ran at the last clock line.
+    running: Option<crate::rules::Color>,
+}
+
+impl Printer {
+    fn print(&mut self, ev: &Event) {
+        // the clocks at each switch (a press, a pass), not at every roll-over
+        if let EventKind::Clock { clock, .. } = &ev.kind {
+            if clock.running == self.running {
+                return;
+            }
+            self.running = clock.running;
+        }
+        print_event(ev);
     }
 }
 
@@ -318,11 +341,7 @@ fn print_event(ev: &Event) {
             format!("      link {state}: {detail}")
         }
         // the clocks after each press, and the timekeeper's calls
-        EventKind::Clock {
-            clock,
-            move_number: Some(_),
-            ..
-        } => format!(
+        EventKind::Clock { clock, .. } => format!(
             "      clock B {}  W {}",
             clock_face(&clock.black),
             clock_face(&clock.white)

@@ -81,8 +81,10 @@ pub struct Clock {
     /// Whose turn the clock is in (kept when it stops, so its reading stays).
     running: Option<Color>,
     paused: bool,
-    /// Stopped for good (flag, end of game): time no longer runs.
+    /// Stopped (flag, end of game): time no longer runs.
     stopped: bool,
+    /// Stopped for good by [`Clock::stop`]: nothing is undone any more.
+    finished: bool,
     /// Thinking banked in this turn before `segment_start_ms` (pauses cut segments).
     banked_ms: u64,
     segment_start_ms: u64,
@@ -114,6 +116,7 @@ impl Clock {
             running: None,
             paused: false,
             stopped: false,
+            finished: false,
             banked_ms: 0,
             segment_start_ms: 0,
             spoken_to_ms: 0,
@@ -302,6 +305,9 @@ impl Clock {
     /// it, both sides get back the time as it stood before that move and the mover's time runs
     /// again from `now_ms`, periods included. Returns whether a press was undone.
     pub fn undo_press(&mut self, move_number: u32, now_ms: u64) -> bool {
+        if self.finished {
+            return false;
+        }
         match self.history.last() {
             Some(rec) if rec.move_number == move_number => {
                 let rec = *rec;
@@ -330,19 +336,27 @@ impl Clock {
         }
     }
 
-    /// [`Clock::revert_press`] if the last press is `color`'s at `at_ms` (a later press by
-    /// the other side stands: nothing is reverted).
+    /// [`Clock::revert_press`] of `color`'s press at `at_ms`, with every press made after it
+    /// (they answered a switch that did not count).
     pub fn revert_press_at(&mut self, color: Color, at_ms: u64, now_ms: u64) -> bool {
-        match self.history.last() {
-            Some(r) if r.color == color && r.at_ms == at_ms => self.revert_press(now_ms),
-            _ => false,
-        }
+        let Some(i) = self
+            .history
+            .iter()
+            .rposition(|r| r.color == color && r.at_ms == at_ms)
+        else {
+            return false;
+        };
+        self.history.truncate(i + 1);
+        self.revert_press(now_ms)
     }
 
     /// The last press did not count (R17.4: no stone was played): as if it had not been made,
     /// the presser's time runs on from its thinking at the press plus everything since, and
     /// the other side gets back what ran meanwhile. Returns whether there was a press.
     pub fn revert_press(&mut self, now_ms: u64) -> bool {
+        if self.finished {
+            return false;
+        }
         let Some(rec) = self.history.pop() else {
             return false;
         };
@@ -388,6 +402,7 @@ impl Clock {
             self.stopped = true;
             self.events.push_back(ClockEvent::Changed);
         }
+        self.finished = true;
     }
 
     /// The next event, oldest first.

@@ -148,6 +148,20 @@ struct LastMove {
     pressed: bool,
 }
 
+/// A side's last move still waiting for its clock press.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Unpressed {
+    /// Its number (moves and passes in the record).
+    number: u32,
+    /// Board time its stone appeared (or the pass), ms.
+    placed_at: u64,
+    /// Its point; `None` for a pass.
+    point: Option<Point>,
+    /// Board time the opponent's next stone appeared, if it has: a press after that is no
+    /// longer for this move.
+    answered_at: Option<u64>,
+}
+
 /// An explanation waiting for the referee's choice.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Ambiguity {
@@ -174,6 +188,14 @@ pub struct Referee {
     result: Option<GameResult>,
     last: Option<LastMove>,
     ambiguous: Option<Ambiguity>,
+    /// Each side's moves still waiting for their clock press, oldest first (Black, White):
+    /// presses are judged a moment after they are made, when a fast player may have moved
+    /// again.
+    unpressed: [Vec<Unpressed>; 2],
+    /// A game clock is in use: a press reaches the referee only while the presser's time
+    /// runs, so it is for the presser's oldest unpressed move even if the opponent has
+    /// already answered it.
+    timed: bool,
     /// Free handicap stones still to place (Chinese rules: Black places them anywhere).
     handicap_left: u8,
     handicap_total: u8,
@@ -245,6 +267,8 @@ impl Referee {
             result: None,
             last: None,
             ambiguous: None,
+            unpressed: [Vec::new(), Vec::new()],
+            timed: false,
             handicap_left: setup.free_handicap,
             handicap_total: setup.free_handicap,
             handicap_placed: Vec::new(),
@@ -574,6 +598,8 @@ impl Referee {
                 committed: false,
                 pressed: false,
             });
+            let placed_at = obs.changed(step.point);
+            self.owe_press(step.color, outcome.number, placed_at, Some(step.point));
             if let Some(earlier) = outcome.repeats {
                 self.flag(
                     ViolationCode::SuperkoCycle,
@@ -763,6 +789,9 @@ impl Referee {
         let number = self.game.move_number();
         if !self.game.undo() {
             return;
+        }
+        for owed in &mut self.unpressed {
+            owed.retain(|u| u.number < number);
         }
         self.record.moves.pop();
         self.pending = last.pending_before;
@@ -1125,22 +1154,23 @@ impl Referee {
             .last_grid
             .clone()
             .unwrap_or_else(|| StoneGrid::from_board(self.game.board()));
-        let just_moved = self
-            .last
-            .as_ref()
-            .is_some_and(|l| l.color == color && !l.pressed);
-        if just_moved {
-            let (placed_at, point) = self
-                .last
-                .as_ref()
-                .map_or((0, None), |l| (l.placed_at, l.point));
-            if let Some(l) = &mut self.last {
+        // The press belongs to the presser's last move not yet pressed, even if the opponent
+        // has answered since (a quick reply, or one on the same settled board).
+        // without a clock, moves answered before this press are past pressing for
+        let timed = self.timed;
+        let owed = &mut self.unpressed[side(color)];
+        owed.retain(|u| timed || u.answered_at.is_none_or(|t| at_ms < t));
+        let for_move = (!owed.is_empty()).then(|| owed.remove(0));
+        if let Some(u) = for_move {
+            let (placed_at, point) = (u.placed_at, u.point);
+            if let Some(l) = self.last.as_mut().filter(|l| l.color == color) {
                 l.pressed = true;
                 l.committed = true;
             }
             let outcome = PressOutcome::Switch {
-                move_number: self.game.move_number(),
+                move_number: u.number,
             };
+            let pending_now = self.last.as_ref().is_some_and(|l| l.color == color);
             if point.is_some() && at_ms < placed_at {
                 let detail = format!(
                     "{} pressed the clock {} ms before its stone was down",
@@ -1155,7 +1185,7 @@ impl Referee {
                     &grid,
                     BoardDiff::default(),
                 );
-            } else if self.pending.iter().any(|&(_, v)| v == color.opposite()) {
+            } else if pending_now && self.pending.iter().any(|&(_, v)| v == color.opposite()) {
                 let points = self
                     .pending
                     .iter()
@@ -1180,13 +1210,7 @@ impl Referee {
         if color == self.game.to_move() {
             // A stone of the presser's colour stacked on an occupied point looks like this
             // (C5/O13); otherwise the clock was pressed before any stone (R17.4).
-            let stacked: Vec<Point> = self
-                .anomalies
-                .iter()
-                .copied()
-                .filter(|&p| self.last_grid.as_ref().and_then(|g| g.get(p)) == Some(color))
-                .collect();
-            if let Some(&p) = stacked.first() {
+            if let Some(p) = self.stacked_stone(color) {
                 let detail = format!(
                     "{} put a stone on {}, which already holds a stone: counts as a pass",
                     color.as_str(),
@@ -1194,6 +1218,7 @@ impl Referee {
                 );
                 self.commit_last();
                 self.record_pass(color, at_ms);
+                self.unpressed[side(color)].pop(); // this press is its press
                 if let Some(l) = &mut self.last {
                     l.pressed = true;
                     l.committed = true;
@@ -1239,13 +1264,35 @@ impl Referee {
         PressOutcome::Stay
     }
 
-    /// The side whose last move is on the board and not yet confirmed by its clock press: a
-    /// press by it belongs to that move.
-    pub fn awaiting_press(&self) -> Option<Color> {
-        self.last
-            .as_ref()
-            .filter(|l| !l.pressed && l.point.is_some())
-            .map(|l| l.color)
+    /// Whether a press by `color` at board time `at_ms` has a move of its own to commit now
+    /// (else it may be for a stone still going down: R17.4).
+    pub fn owes_press(&self, color: Color, at_ms: u64) -> bool {
+        self.unpressed[side(color)]
+            .iter()
+            .any(|u| self.timed || u.answered_at.is_none_or(|t| at_ms < t))
+            || (color == self.game.to_move() && self.stacked_stone(color).is_some())
+    }
+
+    /// A stone of `color` read on a point that holds the other colour: stacked on it
+    /// (C5/O13), or a misread.
+    fn stacked_stone(&self, color: Color) -> Option<Point> {
+        self.anomalies
+            .iter()
+            .copied()
+            .find(|&p| self.last_grid.as_ref().and_then(|g| g.get(p)) == Some(color))
+    }
+
+    /// Whether a game clock is in use (presses come only from the side whose time runs).
+    pub fn set_timed(&mut self, timed: bool) {
+        self.timed = timed;
+    }
+
+    /// `color`'s last move (a pass) switched the clock by itself: no press is owed for it.
+    pub fn pass_pressed(&mut self, color: Color) {
+        let owed = &mut self.unpressed[side(color)];
+        if owed.last().is_some_and(|u| u.point.is_none()) {
+            owed.pop();
+        }
     }
 
     /// The clock's reading for move `number` (1-based, moves and passes) at the press that
@@ -1316,7 +1363,14 @@ impl Referee {
             let id = self.violations.len() as u32;
             self.close(id, "counted_as_pass");
         } else {
-            let detail = format!("{}'s time is up: the game is lost", color.as_str());
+            let detail = if self.config.policy == Policy::AcceptAsPlayed {
+                format!(
+                    "{}'s time is up (noted; every act stands as played)",
+                    color.as_str()
+                )
+            } else {
+                format!("{}'s time is up: the game is lost", color.as_str())
+            };
             self.flag(
                 ViolationCode::TimeExpired,
                 color,
@@ -1875,8 +1929,23 @@ impl Referee {
     }
 
     /// Records a pass of `color` (a pass button, or an invalid move that counts as one).
+    /// `color`'s move `number` (placed at `placed_at`) now waits for its press; the
+    /// opponent's moves waiting for theirs are answered.
+    fn owe_press(&mut self, color: Color, number: u32, placed_at: u64, point: Option<Point>) {
+        for u in &mut self.unpressed[side(color.opposite())] {
+            u.answered_at.get_or_insert(placed_at);
+        }
+        self.unpressed[side(color)].push(Unpressed {
+            number,
+            placed_at,
+            point,
+            answered_at: None,
+        });
+    }
+
     fn record_pass(&mut self, color: Color, at_ms: u64) {
         let outcome = self.game.pass(color);
+        self.owe_press(color, outcome.number, at_ms, None);
         self.record.moves.push(RecordedMove::new(color, None));
         self.events.push_back(EventKind::Pass {
             color,
@@ -2216,6 +2285,14 @@ impl Referee {
                 re: format!("{}+{how}", color.opposite().sgf_letter()),
             });
         }
+    }
+}
+
+/// Index of a side in per-side arrays: Black 0, White 1.
+fn side(color: Color) -> usize {
+    match color {
+        Color::Black => 0,
+        Color::White => 1,
     }
 }
 

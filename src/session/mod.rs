@@ -144,6 +144,8 @@ pub struct Session {
     press_readings: Vec<(Color, u64, crate::clock::Reading)>,
     /// A `clock` event is due (a press was judged).
     clock_news: bool,
+    /// A flag that fell while the press that handed over the time waits to be judged.
+    held_flag: Option<(Color, u64)>,
 }
 
 impl Session {
@@ -171,7 +173,9 @@ impl Session {
             last_press_ms: [None; 6],
             press_readings: Vec::new(),
             clock_news: false,
+            held_flag: None,
         };
+        session.referee.set_timed(session.clock.is_some());
         session.drain_referee();
         Ok(session)
     }
@@ -322,6 +326,8 @@ impl Session {
 
     fn link_down(&mut self, reason: String) {
         self.offline_anchor_ms = Some(self.now_ms);
+        // the presses waiting for their board are judged on the board as last seen
+        self.judge_all_presses();
         if self.link.take().is_some() {
             self.emit(EventKind::Link {
                 state: LinkState::Lost,
@@ -371,26 +377,15 @@ impl Session {
             self.take_press(p, now);
         }
         if let Some((true, grid, first_change)) = settled {
-            // Presses made before the board started to change belong to the board before; a
-            // clock press up to PRESS_GRACE_MS before a stone goes down belongs to that stone
-            // (R17.4: pressed before or while placing it).
-            let board = self.referee.game().board();
-            let new_stone = |c: Color| {
-                grid.iter()
-                    .any(|(p, sensed)| sensed == Some(c) && board.get(p).is_none())
-            };
-            // a side whose move already waits for its press has its stone down
-            let awaiting = self.referee.awaiting_press();
-            let new_stone_of =
-                [Color::Black, Color::White].map(|c| awaiting != Some(c) && new_stone(c));
+            // Presses made before the board started to change belong to the board before,
+            // except a clock press with no move to commit yet: it is for a stone going down
+            // (R17.4: pressed before or while placing it), judged after the board.
             let (before, after): (Vec<_>, Vec<_>) = std::mem::take(&mut self.deferred)
                 .into_iter()
                 .partition(|&(p, at)| match p {
-                    Press::Clock(c) => {
-                        let own_stone_after =
-                            new_stone_of[c as usize] && first_change <= at + PRESS_GRACE_MS;
-                        at < first_change && !own_stone_after
-                    }
+                    // a press for a move already recorded is judged before the board; one
+                    // with no move of its own waits for its stone (up to its grace time)
+                    Press::Clock(c) => at < first_change && self.referee.owes_press(c, at),
                     _ => at < first_change,
                 });
             self.deferred = after;
@@ -489,16 +484,44 @@ impl Session {
     /// Judges the waiting presses, in order, up to the first clock press still inside its
     /// grace time (a stone may yet go down for it).
     fn judge_presses(&mut self, now: u64) {
-        let waiting = std::mem::take(&mut self.deferred);
-        let mut rest = waiting.into_iter();
-        for (press, at) in rest.by_ref() {
-            if matches!(press, Press::Clock(_)) && now < at + PRESS_GRACE_MS {
-                self.deferred.push((press, at));
+        let mut waiting: std::collections::VecDeque<(Press, u64)> =
+            std::mem::take(&mut self.deferred).into();
+        while let Some((press, at)) = waiting.pop_front() {
+            // a clock press with no move to commit waits for its stone, up to its grace time
+            let waits = match press {
+                Press::Clock(c) => {
+                    !self.referee.owes_press(c, at)
+                        && now < at + PRESS_GRACE_MS
+                        && !matches!(
+                            self.referee.phase(),
+                            crate::event::Phase::Finished | crate::event::Phase::Setup
+                        )
+                }
+                _ => false,
+            };
+            if waits {
+                waiting.push_front((press, at));
                 break;
+            }
+            // a pass made just after a clock press is the move that press is for
+            if let Press::Clock(c) = press {
+                let pass = waiting
+                    .iter()
+                    .position(|&(p, t)| p == Press::Pass(c) && t >= at && t <= at + PRESS_GRACE_MS);
+                if let Some((p, t)) = pass.and_then(|i| waiting.remove(i)) {
+                    self.press(p, t);
+                }
             }
             self.press(press, at);
         }
-        self.deferred.extend(rest);
+        self.deferred.extend(waiting);
+    }
+
+    /// Judges every waiting press now (the board went away: no stone is coming).
+    fn judge_all_presses(&mut self) {
+        for (press, at) in std::mem::take(&mut self.deferred) {
+            self.press(press, at);
+        }
     }
 
     fn press(&mut self, press: Press, at_ms: u64) {
@@ -543,6 +566,7 @@ impl Session {
                 let referee = Referee::new(&setup, self.config.referee)?;
                 self.referee = referee;
                 self.clock = setup.time.map(Clock::new);
+                self.referee.set_timed(self.clock.is_some());
                 self.clock_started = false;
                 self.pressed_move = None;
                 // The board as it lies now is judged against the new game at once.
@@ -577,9 +601,7 @@ impl Session {
             Command::Warn { color, reason } => self.referee.warn(color, &reason),
             Command::Pause => {
                 // presses made before the pause are judged before it
-                for (press, at) in std::mem::take(&mut self.deferred) {
-                    self.press(press, at);
-                }
+                self.judge_all_presses();
                 self.referee.pause()?
             }
             Command::Resume => self.referee.resume()?,

@@ -52,10 +52,53 @@ impl Session {
                 }
             }
             PressOutcome::Stay => {
-                if let (Some(_), Some(clock)) = (reading, &mut self.clock) {
+                let over = self.referee.phase() == Phase::Finished;
+                if let (Some(_), Some(clock), false) = (reading, &mut self.clock, over) {
                     clock.revert_press_at(color, at_ms, now);
                 }
             }
+        }
+        self.settle_held_flag();
+    }
+
+    /// A flag that fell while a press that handed the time over was still to be judged is
+    /// decided once it is: if the press stood the flag stands (at its time); if it was undone,
+    /// the time went back to the presser and there is no flag.
+    fn settle_held_flag(&mut self) {
+        let Some((color, at)) = self.held_flag else {
+            return;
+        };
+        let waiting = self
+            .press_readings
+            .iter()
+            .any(|&(c, _, _)| c == color.opposite());
+        if waiting {
+            return;
+        }
+        self.held_flag = None;
+        let still_up = self.clock.as_ref().is_some_and(|c| c.is_expired(color));
+        if still_up {
+            self.flag_fell(color, at);
+        }
+    }
+
+    /// R22.5: the configured choice; a pass is possible only where a unit can be given.
+    fn flag_fell(&mut self, color: Color, at: u64) {
+        let Some(clock) = &mut self.clock else {
+            return;
+        };
+        let units = matches!(
+            clock.system().overtime,
+            Overtime::Counting { .. } | Overtime::ByoYomi { .. } | Overtime::Canadian { .. }
+        );
+        let ruling = match self.config.time_up {
+            TimeUp::Pass if units => FlagRuling::Pass,
+            TimeUp::Referee if units => FlagRuling::AskReferee,
+            _ => FlagRuling::Loss,
+        };
+        self.referee.on_time_expired(color, at, ruling);
+        if ruling == FlagRuling::Pass {
+            clock.pass_after_flag(color, at);
         }
     }
 
@@ -73,6 +116,9 @@ impl Session {
         if recorded && self.clock.as_ref().and_then(Clock::running) == Some(color) {
             let number = record.moves.len() as u32;
             self.switch_clock(color, at_ms, number);
+            self.referee.pass_pressed(color);
+        } else if recorded && self.clock.is_none() {
+            self.referee.pass_pressed(color);
         }
     }
 
@@ -204,22 +250,16 @@ impl Session {
             }
         }
         for color in expired {
-            // R22.5: the configured choice; a pass is possible only where a unit can be given
-            let units = matches!(
-                overtime,
-                Overtime::Counting { .. } | Overtime::ByoYomi { .. } | Overtime::Canadian { .. }
-            );
-            let ruling = match self.config.time_up {
-                TimeUp::Pass if units => FlagRuling::Pass,
-                TimeUp::Referee if units => FlagRuling::AskReferee,
-                _ => FlagRuling::Loss,
-            };
-            self.referee.on_time_expired(color, now, ruling);
-            if ruling == FlagRuling::Pass {
-                if let Some(clock) = &mut self.clock {
-                    clock.pass_after_flag(color, now);
-                }
+            // the opponent's press that handed the time over may yet be undone
+            let handed_over = self
+                .press_readings
+                .iter()
+                .any(|&(c, _, _)| c == color.opposite());
+            if handed_over {
+                self.held_flag = Some((color, now));
+                continue;
             }
+            self.flag_fell(color, now);
             self.drain_referee();
             self.run_clock();
         }
@@ -375,7 +415,15 @@ mod tests {
             t.set(p, cell);
             t.press(color);
         }
-        assert_eq!(t.reading(Color::Black).periods, 4, "4 stones left");
+        assert_eq!(
+            t.reading(Color::Black).periods,
+            4,
+            "4 stones left: {:?}",
+            t.events
+                .iter()
+                .filter(|e| matches!(e, EventKind::Violation { .. } | EventKind::Clock { .. }))
+                .collect::<Vec<_>>()
+        );
         t.command(Command::Pause);
         let left = t.reading(Color::Black).period_ms;
         t.run(400_000);

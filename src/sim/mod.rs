@@ -91,8 +91,8 @@ pub struct Playing {
 }
 
 /// Board time after the last action before a timeline counts as played out, ms: enough for
-/// the last move to settle.
-pub const TAIL_MS: u64 = 1_000;
+/// the last move to settle and its clock press to be judged (session::PRESS_GRACE_MS).
+pub const TAIL_MS: u64 = 1_500;
 
 /// Starts the virtual board playing `source`, exposed at `link` (a symlink to its pty).
 pub fn start(

@@ -541,3 +541,76 @@ fn the_live_page_and_the_state_show_both_clocks() {
         rig.stop().await;
     });
 }
+
+/// (script, expected violation codes, expected BL/WL in tenths of seconds per move)
+type PressCase = (
+    &'static str,
+    &'static [&'static str],
+    &'static [Option<u64>],
+);
+
+#[test]
+fn presses_in_every_order_around_quick_replies_passes_and_presses_without_a_stone() {
+    let cases: [PressCase; 5] = [
+        // W replies before B's stone has settled: both presses are right
+        (
+            "time main=60s\nat 1000 place B Q16\nat 1050 clock B\nat 1100 place W D4\nat 1150 clock W\n\
+             at 3000 place B Q4\nat 3100 clock B\n",
+            &[],
+            &[Some(591), Some(599), Some(572)],
+        ),
+        // W plays on B's time before B presses; then B presses, then W
+        (
+            "time main=60s\nat 1000 place B Q16\nat 1200 place W D4\nat 1300 clock B\nat 1400 clock W\n\
+             at 3000 place B Q4\nat 3100 clock B\n",
+            &[],
+            &[Some(589), Some(599), Some(572)],
+        ),
+        // B presses without a stone and W presses back at once: both undone, B's time runs
+        (
+            "time main=60s\nat 1000 place B Q16\nat 1300 clock B\nat 2000 place W D4\nat 2300 clock W\n\
+             at 4000 clock B\nat 4300 clock W\nat 8000 place B Q4\nat 8300 clock B\n",
+            &["clock_before_stone"],
+            &[Some(589), Some(590), Some(529)],
+        ),
+        // a clock press, then the pass button: the press is the pass's, no warning
+        (
+            "time main=60s\nat 300 place B Q16\nat 400 clock B\nat 2000 place W D4\nat 2500 clock W\n\
+             at 4000 clock B\nat 4300 pass B\nat 7000 place W D16\nat 7300 clock W\n",
+            &[],
+            &[Some(598), Some(579), Some(583), Some(546)],
+        ),
+        // B's press without a stone hands White 0.6 s: White's flag waits for the ruling on
+        // that press, which gives the time back to Black
+        (
+            "time main=5s\nat 300 place B Q16\nat 400 clock B\nat 2000 place W D4\nat 4800 clock W\n\
+             at 5000 clock B\nat 6500 place B Q4\nat 6600 clock B\nat 6700 place W D16\nat 6800 clock W\n",
+            &["clock_before_stone"],
+            &[Some(48), Some(6), Some(28), Some(4)],
+        ),
+    ];
+    for (body, codes, times) in cases {
+        let script = format!("size 19\n{body}");
+        let (events, snap) = rt().block_on(play_script(&script, NoiseModel::Realistic, 4));
+        let got: Vec<String> = of_kind(&events, "violation")
+            .iter()
+            .map(|v| v["code"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(got, codes.to_vec(), "{body}");
+        let rec = smartgoban::rules::GameRecord::from_sgf_str(&snap.sgf).unwrap();
+        let tenths: Vec<Option<u64>> = rec
+            .moves
+            .iter()
+            .map(|m| m.time_left_ms.map(|ms| ms / 100))
+            .collect();
+        // Black's first move: its clock started when the first board settled (~0.2 s)
+        assert_eq!(tenths.len(), times.len(), "{body}: {tenths:?}");
+        for (i, (g, w)) in tenths.iter().zip(times).enumerate() {
+            let ok = match (g, w) {
+                (Some(g), Some(w)) => g.abs_diff(*w) <= 3,
+                _ => false,
+            };
+            assert!(ok, "{body}: move {}: {tenths:?} vs {times:?}", i + 1);
+        }
+    }
+}
