@@ -67,6 +67,9 @@ pub enum PressOutcome {
     },
     /// The clock stays as it is (ignored, or a press without any stone, R17.4).
     Stay,
+    /// The press stands as made but commits nothing the referee can name: the board is held
+    /// for the referee (ambiguous), so the clock follows the players' presses meanwhile.
+    Stands,
 }
 
 /// Referee settings.
@@ -1142,13 +1145,14 @@ impl Referee {
     /// Returns [`PressOutcome::Switch`] with the move the press commits when the clock is to
     /// switch to the other side.
     pub fn on_clock(&mut self, color: Color, at_ms: u64) -> PressOutcome {
-        if matches!(self.phase, Phase::Finished | Phase::Paused | Phase::Setup)
-            || self.ambiguous.is_some()
-        {
-            // nothing to judge a press against (a board held for the referee is not settled
-            // into the record yet)
+        if matches!(self.phase, Phase::Finished | Phase::Paused | Phase::Setup) {
             self.stats.ignored_presses += 1;
             return PressOutcome::Stay;
+        }
+        if self.ambiguous.is_some() {
+            // nothing to judge a press against (the board held for the referee is not in the
+            // record yet): the press stands as the players made it
+            return PressOutcome::Stands;
         }
         let grid = self
             .last_grid
@@ -1160,7 +1164,17 @@ impl Referee {
         let timed = self.timed;
         let owed = &mut self.unpressed[side(color)];
         owed.retain(|u| timed || u.answered_at.is_none_or(|t| at_ms < t));
-        let for_move = (!owed.is_empty()).then(|| owed.remove(0));
+        // the newest move already down when pressed (older ones lost their press, e.g. while
+        // the board was away), else the oldest still coming (a press before its stone)
+        let pick = owed
+            .iter()
+            .rposition(|u| u.placed_at <= at_ms)
+            .or((!owed.is_empty()).then_some(0));
+        let for_move = pick.map(|i| {
+            let u = owed[i];
+            owed.drain(..=i);
+            u
+        });
         if let Some(u) = for_move {
             let (placed_at, point) = (u.placed_at, u.point);
             if let Some(l) = self.last.as_mut().filter(|l| l.color == color) {

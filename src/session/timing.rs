@@ -51,6 +51,7 @@ impl Session {
                     self.clock_news = true;
                 }
             }
+            PressOutcome::Stands => {}
             PressOutcome::Stay => {
                 let over = self.referee.phase() == Phase::Finished;
                 if let (Some(_), Some(clock), false) = (reading, &mut self.clock, over) {

@@ -614,3 +614,22 @@ fn presses_in_every_order_around_quick_replies_passes_and_presses_without_a_ston
         }
     }
 }
+
+#[test]
+fn presses_lost_while_the_board_was_away_leave_later_moves_their_own_press() {
+    // G7 and C7 are played and pressed while the board is unplugged (the board's buttons are
+    // gone with it): they have no time; every move after carries its own press
+    let script = "size 9\ntime main=60s\n\
+        at 1000 place B E5\nat 1500 clock B\nat 2000 place W C3\nat 2500 clock W\n\
+        at 2800 unplug 2000\nat 3500 place B G7\nat 3800 clock B\nat 4300 place W C7\nat 4600 clock W\n\
+        at 6000 place B G3\nat 6300 clock B\nat 7000 place W D4\nat 7300 clock W\n\
+        at 9000 place B F6\nat 9300 clock B\nat 12000 place W D6\nat 12300 clock W\n";
+    let (_, snap) = rt().block_on(play_script(script, NoiseModel::Realistic, 1));
+    let rec = smartgoban::rules::GameRecord::from_sgf_str(&snap.sgf).unwrap();
+    let timed: Vec<bool> = rec.moves.iter().map(|m| m.time_left_ms.is_some()).collect();
+    assert_eq!(timed, [true, true, false, false, true, true, true, true]);
+    // W's D6 after 2.7 s of thinking: its own press, not another move's
+    let w = rec.moves[7].time_left_ms.unwrap();
+    let d4 = rec.moves[5].time_left_ms.unwrap();
+    assert!(d4 - w > 2_000 && d4 - w < 3_500, "{d4} → {w}");
+}
