@@ -538,12 +538,14 @@ impl Referee {
         }
         self.ambiguous = None;
         // A move by the opponent of the captor while captured stones still lie on the board:
-        // the captor missed them (R18.2). A pending stone's captor is the other colour.
+        // the captor missed them (R18.2). A pending stone's captor is the other colour. Stones
+        // the same settled board shows lifted were lifted in time: which came first cannot be
+        // told, and the captor has the benefit of the doubt.
         if let Some(first) = steps.first() {
             let left: Vec<Point> = self
                 .pending
                 .iter()
-                .filter(|&&(_, victim)| victim == first.color)
+                .filter(|&&(p, victim)| victim == first.color && obs.grid.get(p) == Some(victim))
                 .map(|&(p, _)| p)
                 .collect();
             // One failure, one warning: not again if the clock press was already flagged.

@@ -712,3 +712,20 @@ fn stones_held_for_the_referee_are_not_guidance_to_lift() {
     assert!(b.r.guidance().is_empty(), "{:?}", b.r.guidance());
     assert_eq!(b.r.phase(), Phase::Play);
 }
+
+#[test]
+fn captures_lifted_on_the_same_board_as_the_reply_are_not_missed() {
+    // as above, but C3 goes and White's E5 comes down so close together that one settled
+    // board shows both: which came first cannot be told; Black has the benefit of the doubt
+    let mut b = Board::even(9);
+    b.play(&["C4", "C3", "B3", "G7", "D3", "G6", "C2"]);
+    b.take_events();
+    b.t += 500;
+    b.set("C3", None);
+    b.set("E5", Some(W));
+    b.settle();
+    let ev = b.take_events();
+    assert!(violations(&ev).is_empty(), "{ev:?}");
+    assert_eq!(b.moves().last().unwrap(), "WE5");
+    assert!(b.r.pending().is_empty());
+}
