@@ -444,6 +444,11 @@ impl Referee {
     /// Judges a board (with the pending fixes applied): explained by moves, or one of the
     /// board violations, or left as a difference to fix.
     fn judge(&mut self, obs: Observation<'_>) {
+        if let Some(held) = self.ambiguous.clone() {
+            if self.judge_after_held(&held, obs) {
+                return;
+            }
+        }
         let verdict = explain(&self.game, &self.pending, obs.grid);
         if self.apply_verdict(verdict, obs) {
             self.anomalies.clear();
@@ -725,6 +730,60 @@ impl Referee {
             }
         }
         self.flag(code, color, vec![point], detail, obs.grid, fix);
+    }
+
+    /// A board after one held for the referee: the held board came first, so the new one is
+    /// explained only as one of the held explanations followed by new moves. One way left:
+    /// it is recorded; several: they stay held, longer; none: the board is judged as usual.
+    fn judge_after_held(&mut self, held: &Ambiguity, obs: Observation<'_>) -> bool {
+        let mut ways: Vec<Candidate> = Vec::new();
+        for c in &held.candidates {
+            let mut game = self.game.clone();
+            if c.out_of_turn {
+                game.pass(c.steps[0].color.opposite());
+            }
+            if c.steps
+                .iter()
+                .any(|s| game.play(s.color, Some(s.point)).is_err())
+            {
+                continue;
+            }
+            let more = match explain(&game, &self.pending, obs.grid) {
+                Verdict::Unchanged(_) => Vec::new(),
+                Verdict::Moves { steps, .. } => steps,
+                _ => continue,
+            };
+            let mut steps = c.steps.clone();
+            steps.extend(more);
+            ways.push(Candidate {
+                steps,
+                out_of_turn: c.out_of_turn,
+            });
+        }
+        match ways.len() {
+            0 => false,
+            1 => {
+                let way = ways.remove(0);
+                self.ambiguous = None;
+                if way.out_of_turn {
+                    self.commit_last();
+                    self.record_pass(way.steps[0].color.opposite(), obs.at_ms);
+                }
+                self.record_steps(&way.steps, obs);
+                // the capture bookkeeping of the board as it now stands
+                let verdict = explain(&self.game, &self.pending, obs.grid);
+                if let Verdict::Unchanged(tally) = verdict {
+                    let fresh: Vec<Point> =
+                        way.steps.iter().flat_map(|s| s.captured.clone()).collect();
+                    self.apply_tally(tally, &fresh);
+                }
+                true
+            }
+            _ => {
+                self.hold_ambiguous(ways, obs.grid);
+                true
+            }
+        }
     }
 
     fn hold_ambiguous(&mut self, candidates: Vec<Candidate>, grid: &StoneGrid) {

@@ -729,3 +729,31 @@ fn captures_lifted_on_the_same_board_as_the_reply_are_not_missed() {
     assert_eq!(b.moves().last().unwrap(), "WE5");
     assert!(b.r.pending().is_empty());
 }
+
+#[test]
+fn a_board_after_a_held_one_extends_its_explanations_and_never_reorders_them() {
+    // black A2, B2, C1; White to move; A1 appears (a white throw-in at B1 captured, or a
+    // white pass), then White plays E5. "E5 then A1" would also explain the last board, but
+    // A1 was seen first: the explanations grow, nothing is recorded until the referee rules.
+    let mut b = Board::even(9);
+    b.play(&["A2", "J9", "B2", "J8", "C1"]);
+    b.put(&[(B, "A1")]);
+    b.take_events();
+    b.put(&[(W, "E5")]);
+    let ev = b.take_events();
+    assert!(violations(&ev).is_empty(), "{ev:?}");
+    assert_eq!(b.moves().len(), 5, "nothing recorded");
+    let amb = b.r.ambiguity().expect("still held").to_vec();
+    assert_eq!(amb.len(), 2);
+    assert!(amb
+        .iter()
+        .all(|c| c.steps.last().unwrap().point == b.p("E5")));
+    let i = amb.iter().position(|c| !c.out_of_turn).unwrap();
+    b.r.choose(i).unwrap();
+    b.drain();
+    assert_eq!(
+        b.moves(),
+        ["BA2", "WJ9", "BB2", "WJ8", "BC1", "WB1", "BA1", "WE5"]
+    );
+    assert!(b.r.ambiguity().is_none());
+}
