@@ -1591,19 +1591,10 @@ impl Referee {
                 }
             }
         }
-        if let Some(grid) = self.last_grid.clone() {
-            if !sealed_move {
-                self.flag_played_while_paused(&grid);
-            }
-            let at = self.now_ms;
-            let changed = vec![at; grid.iter().count()];
-            self.on_board(Observation {
-                grid: &grid,
-                at_ms: at,
-                changed_at: &changed,
-            });
-            self.refresh_guidance(&grid);
+        if let (Some(grid), false) = (self.last_grid.clone(), sealed_move) {
+            self.flag_played_while_paused(&grid);
         }
+        self.rejudge_last_board();
         Ok(())
     }
 
@@ -1737,15 +1728,7 @@ impl Referee {
                 ViolationCode::PlayedWhilePaused => {
                     // the stones are judged as played now
                     self.close(id, "accepted");
-                    if let Some(grid) = self.last_grid.clone() {
-                        let at = self.now_ms;
-                        let changed = vec![at; grid.iter().count()];
-                        self.on_board(Observation {
-                            grid: &grid,
-                            at_ms: at,
-                            changed_at: &changed,
-                        });
-                    }
+                    self.rejudge_last_board();
                     Ok(())
                 }
                 ViolationCode::MovedStone | ViolationCode::BoardDisturbed => {
@@ -1786,6 +1769,13 @@ impl Referee {
             ),
         );
         self.close(v.id, "accepted");
+        self.rejudge_last_board();
+        Ok(())
+    }
+
+    /// Judges the last settled board again after a ruling changed the record (every point
+    /// dated now: a ruling is no clock fault of anyone's).
+    fn rejudge_last_board(&mut self) {
         if let Some(grid) = self.last_grid.clone() {
             let at = self.now_ms;
             let changed = vec![at; grid.iter().count()];
@@ -1795,7 +1785,6 @@ impl Referee {
                 changed_at: &changed,
             });
         }
-        Ok(())
     }
 
     /// The referee picks explanation `index` of an ambiguous board.
