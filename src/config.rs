@@ -31,6 +31,21 @@
 //! voice = "zh"                                              # calls spoken: "zh", "en" or "off"
 //! voice_dir = "/usr/share/smartgoban/voice"                 # clips (assets/voice in the source)
 //! buzzer_pwm = 0                                            # PWM channel: beeps without sound
+//!
+//! [leds]                                                    # one LED under every point
+//! driver = "mcu"                                            # "mcu" (the board's controller),
+//!                                                           # "ws2812-spi", "apa102-spi", "sim"
+//!                                                           # or "none"
+//! brightness = 128                                          # 0–255
+//! max_current_ma = 2000                                     # current budget for the colours, mA
+//! channel_ma = 20                                           # one channel at full scale, mA
+//! first = "top-left"                                        # corner of LED 0, seen from Black
+//! order = "serpentine-rows"                                 # rows, serpentine-rows, columns,
+//!                                                           # serpentine-columns
+//! spi_bus = 0                                               # /dev/spidev0.0
+//! spi_ss = 0
+//! spi_hz = 4000000                                          # APA102 clock (WS2812: 2.4 MHz)
+//! spi_max_transfer = 4096                                   # spidev.bufsiz
 //! ```
 //!
 //! Raw values are read in one place and turned into a validated [`Config`]; every error
@@ -67,6 +82,71 @@ struct RawConfig {
     game: RawGame,
     #[serde(default)]
     clock: RawClock,
+    #[serde(default)]
+    leds: RawLeds,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLeds {
+    driver: Option<String>,
+    brightness: Option<i64>,
+    max_current_ma: Option<i64>,
+    channel_ma: Option<i64>,
+    first: Option<String>,
+    order: Option<String>,
+    spi_bus: Option<i64>,
+    spi_ss: Option<i64>,
+    spi_hz: Option<i64>,
+    spi_max_transfer: Option<i64>,
+}
+
+/// Which LED driver (`[leds] driver`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LedDriverKind {
+    /// The board's microcontroller drives the LEDs; frames go over the serial link.
+    Mcu,
+    /// WS2812 on the Pi's SPI.
+    Ws2812Spi,
+    /// APA102/SK9822 on the Pi's SPI.
+    Apa102Spi,
+    /// No LEDs: the frame is shown on the live page.
+    Sim,
+    /// No LEDs and no frame.
+    None,
+}
+
+/// The LEDs (`[leds]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LedConfig {
+    /// The driver.
+    pub driver: LedDriverKind,
+    /// Brightness and current budget.
+    pub settings: crate::leds::LedSettings,
+    /// Corner of LED 0 and wiring order (SPI drivers).
+    pub layout: crate::leds::Layout,
+    /// SPI bus (`/dev/spidevB.S`).
+    pub spi_bus: u8,
+    /// SPI slave select.
+    pub spi_ss: u8,
+    /// SPI clock for APA102, Hz.
+    pub spi_hz: u32,
+    /// Most bytes of one SPI transfer (spidev's `bufsiz`).
+    pub spi_max_transfer: usize,
+}
+
+impl Default for LedConfig {
+    fn default() -> Self {
+        LedConfig {
+            driver: LedDriverKind::Mcu,
+            settings: crate::leds::LedSettings::default(),
+            layout: crate::leds::Layout::default(),
+            spi_bus: 0,
+            spi_ss: 0,
+            spi_hz: 4_000_000,
+            spi_max_transfer: 4096,
+        }
+    }
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -127,6 +207,8 @@ pub struct Config {
     pub time_up: TimeUp,
     /// The clock's buttons, faces, voice and buzzer.
     pub clock: ClockHardwareConfig,
+    /// The LEDs under the points.
+    pub leds: LedConfig,
     /// The game to start with (its time control in `setup.time`).
     pub setup: GameSetup,
 }
@@ -295,11 +377,13 @@ impl Config {
             return Err(bad("data_dir", "\"\"".into(), "name a directory"));
         }
         let clock = clock_hardware(raw.clock, &bad)?;
+        let leds = led_config(raw.leds, &bad)?;
         Ok(Config {
             profile,
             commit_ms,
             time_up,
             clock,
+            leds,
             serial: raw.serial,
             http,
             data_dir: raw
@@ -392,6 +476,102 @@ fn clock_hardware(
     })
 }
 
+/// `[leds]`, validated.
+fn led_config(
+    raw: RawLeds,
+    bad: &dyn Fn(&'static str, String, &'static str) -> ConfigError,
+) -> Result<LedConfig, ConfigError> {
+    let d = LedConfig::default();
+    let int = |key: &'static str,
+               v: Option<i64>,
+               range: std::ops::RangeInclusive<i64>,
+               default: i64,
+               why: &'static str| match v {
+        None => Ok(default),
+        Some(v) if range.contains(&v) => Ok(v),
+        Some(v) => Err(bad(key, v.to_string(), why)),
+    };
+    let driver = match raw.driver.as_deref() {
+        None | Some("mcu") => LedDriverKind::Mcu,
+        Some("ws2812-spi") => LedDriverKind::Ws2812Spi,
+        Some("apa102-spi") => LedDriverKind::Apa102Spi,
+        Some("sim") => LedDriverKind::Sim,
+        Some("none") => LedDriverKind::None,
+        Some(v) => {
+            return Err(bad(
+                "leds.driver",
+                format!("{v:?}"),
+                "use \"mcu\", \"ws2812-spi\", \"apa102-spi\", \"sim\" or \"none\"",
+            ))
+        }
+    };
+    let layout = crate::leds::Layout::parse(
+        raw.first.as_deref().unwrap_or("top-left"),
+        raw.order.as_deref().unwrap_or("serpentine-rows"),
+    )
+    .map_err(|e| match e {
+        crate::leds::LayoutError::Corner(v) => bad(
+            "leds.first",
+            format!("{v:?}"),
+            "use \"top-left\", \"top-right\", \"bottom-left\" or \"bottom-right\" (seen from Black)",
+        ),
+        crate::leds::LayoutError::Order(v) => bad(
+            "leds.order",
+            format!("{v:?}"),
+            "use \"rows\", \"serpentine-rows\", \"columns\" or \"serpentine-columns\"",
+        ),
+    })?;
+    Ok(LedConfig {
+        driver,
+        settings: crate::leds::LedSettings {
+            brightness: int(
+                "leds.brightness",
+                raw.brightness,
+                0..=255,
+                128,
+                "use 0 to 255",
+            )? as u8,
+            max_current_ma: int(
+                "leds.max_current_ma",
+                raw.max_current_ma,
+                0..=100_000,
+                2_000,
+                "use 0 to 100000 mA",
+            )? as u32,
+            channel_ma: int(
+                "leds.channel_ma",
+                raw.channel_ma,
+                1..=100,
+                20,
+                "use 1 to 100 mA",
+            )? as u32,
+        },
+        layout,
+        spi_bus: int("leds.spi_bus", raw.spi_bus, 0..=6, 0, "use SPI bus 0 to 6")? as u8,
+        spi_ss: int(
+            "leds.spi_ss",
+            raw.spi_ss,
+            0..=2,
+            0,
+            "use slave select 0 to 2",
+        )? as u8,
+        spi_hz: int(
+            "leds.spi_hz",
+            raw.spi_hz,
+            100_000..=32_000_000,
+            i64::from(d.spi_hz),
+            "use 100000 to 32000000 Hz",
+        )? as u32,
+        spi_max_transfer: int(
+            "leds.spi_max_transfer",
+            raw.spi_max_transfer,
+            64..=1_048_576,
+            4096,
+            "use 64 to 1048576 bytes (spidev.bufsiz)",
+        )? as usize,
+    })
+}
+
 fn unreachable_defaults() -> Config {
     // The defaults above are constants that validate; keep a literal fallback anyway.
     Config {
@@ -403,6 +583,7 @@ fn unreachable_defaults() -> Config {
         commit_ms: Some(3_000),
         time_up: TimeUp::Loss,
         clock: ClockHardwareConfig::default(),
+        leds: LedConfig::default(),
         setup: GameSetup::even(19),
     }
 }
@@ -496,5 +677,36 @@ mod tests {
             assert!(e.contains(key), "{text:?}: {e}");
             assert!(e.contains(value), "{text:?}: {e}");
         }
+    }
+
+    #[test]
+    fn leds_section_parses_and_bad_values_name_their_key() {
+        let c = Config::parse(
+            "[leds]\ndriver = \"apa102-spi\"\nbrightness = 60\nmax_current_ma = 1500\nfirst = \"bottom-right\"\norder = \"columns\"\nspi_hz = 8000000\n",
+            Path::new("t.toml"),
+        )
+        .unwrap();
+        assert_eq!(c.leds.driver, LedDriverKind::Apa102Spi);
+        assert_eq!(c.leds.settings.brightness, 60);
+        assert_eq!(c.leds.settings.max_current_ma, 1500);
+        assert_eq!(c.leds.spi_hz, 8_000_000);
+        assert_eq!(
+            c.leds.layout,
+            crate::leds::Layout::parse("bottom-right", "columns").unwrap()
+        );
+        assert_eq!(Config::defaults().leds, LedConfig::default());
+        for (text, key) in [
+            ("[leds]\ndriver = \"neon\"", "leds.driver"),
+            ("[leds]\nbrightness = 300", "leds.brightness"),
+            ("[leds]\nfirst = \"middle\"", "leds.first"),
+            ("[leds]\norder = \"spiral\"", "leds.order"),
+            ("[leds]\nchannel_ma = 0", "leds.channel_ma"),
+        ] {
+            let e = Config::parse(text, Path::new("t.toml"))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(key), "{e}");
+        }
+        assert!(Config::parse("[leds]\ncolour = 1", Path::new("t.toml")).is_err());
     }
 }

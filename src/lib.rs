@@ -18,6 +18,7 @@
 
 pub mod clock;
 pub mod event;
+pub mod leds;
 pub mod referee;
 pub mod rules;
 pub mod sensing;

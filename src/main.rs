@@ -34,6 +34,11 @@ fn main() -> ExitCode {
             Commands::Run(args) => cli::run::run(args).await?,
             Commands::Sim(args) => cli::sim::run(args).await?,
             Commands::Check(_) => {}
+            Commands::Leds(args) => match args.command {
+                cli::leds::LedsCommand::Test(t) => {
+                    cli::leds::test(t, &mut std::io::stdout()).await?
+                }
+            },
         }
         Ok(())
     });

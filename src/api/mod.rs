@@ -5,7 +5,10 @@
 //! * `GET /api/v1/events` — Server-Sent Events: one DESIGN.md event per message, `id:` = `seq`.
 //!   Resumable: a client that reconnects with `Last-Event-ID` (or `?since=N`) first gets every
 //!   event after that id, in order, then the live feed.
-//! * `GET /` — a short index of the above.
+//! * `GET /api/v1/leds` — the LED frame being shown: each lit point's role, every point's
+//!   colour, the palette with its effects, the driver and whether the LEDs show it
+//!   ([`crate::daemon::LedsSnapshot`]); 404 when the service drives no LEDs.
+//! * `GET /` — the live page.
 //!
 //! Handlers only read the shared snapshot and event log; no lock is held across an `.await`.
 
@@ -31,6 +34,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/api/v1/state", get(state))
         .route("/api/v1/game.sgf", get(game_sgf))
         .route("/api/v1/events", get(events::sse))
+        .route("/api/v1/leds", get(leds))
         .fallback(not_found)
         .with_state(shared)
 }
@@ -73,6 +77,16 @@ async fn game_sgf(State(shared): State<Arc<Shared>>) -> Response {
         snap.sgf.clone(),
     )
         .into_response()
+}
+
+async fn leds(State(shared): State<Arc<Shared>>) -> Response {
+    match &shared.snapshot().leds {
+        Some(leds) => Json(leds).into_response(),
+        None => error(
+            StatusCode::NOT_FOUND,
+            "no LEDs: `[leds] driver` is \"none\", or no frame yet",
+        ),
+    }
 }
 
 async fn not_found() -> Response {

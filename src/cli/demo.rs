@@ -97,6 +97,12 @@ pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
         events_out: args.events.clone(),
         data_dir: args.data_dir.clone(),
         clock_hardware: Default::default(),
+        // The virtual board is the microcontroller: the frames travel over the serial protocol
+        // and the board reports back the frame it shows.
+        leds: Some(crate::daemon::LedOutput {
+            driver: Box::new(crate::devices::leds::McuLeds::default()),
+            settings: crate::leds::LedSettings::default(),
+        }),
     })
     .await?;
     let quiet = args.quiet;
@@ -118,8 +124,13 @@ pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
         println!("  event feed:  http://{addr}/api/v1/events");
     }
     let (stop_printer, printer_stop) = tokio::sync::oneshot::channel::<()>();
-    let printer =
-        (!quiet).then(|| tokio::spawn(print_progress(daemon.shared().clone(), printer_stop)));
+    let printer = (!quiet).then(|| {
+        tokio::spawn(print_progress(
+            daemon.shared().clone(),
+            device.leds_handle(),
+            printer_stop,
+        ))
+    });
 
     // Wait for the board to play the timeline out and the service to take in its last scan.
     let mut report: Option<SimReport> = None;
@@ -241,11 +252,14 @@ fn referee_config(args: &DemoArgs, source: &Source) -> RefereeConfig {
 /// what is left in the log and returns.
 async fn print_progress(
     shared: Arc<crate::daemon::Shared>,
+    board_leds: Arc<std::sync::Mutex<Option<smartgoban_protocol::LedFrame>>>,
     mut stop: tokio::sync::oneshot::Receiver<()>,
 ) {
     let mut rx = shared.log.subscribe();
     let mut last = 0u64;
     let mut printer = Printer::default();
+    let mut leds_tick = tokio::time::interval(Duration::from_millis(100));
+    leds_tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let catch_up = |last: &mut u64, printer: &mut Printer| {
         for ev in shared.log.since(*last) {
             *last = ev.seq;
@@ -264,6 +278,15 @@ async fn print_progress(
                 Err(RecvError::Lagged(_)) => catch_up(&mut last, &mut printer),
                 Err(RecvError::Closed) => return,
             },
+            _ = leds_tick.tick() => {
+                let shown = *board_leds.lock().unwrap_or_else(|e| e.into_inner());
+                // Routine captures being lifted are not worth a diagram: violations, a desync,
+                // the setup and the count are.
+                let snap = shared.snapshot();
+                let notable = !snap.state.violations.is_empty()
+                    || snap.state.phase != crate::event::Phase::Play;
+                printer.print_leds(shown, notable);
+            }
             _ = &mut stop => {
                 catch_up(&mut last, &mut printer);
                 return;
@@ -272,14 +295,49 @@ async fn print_progress(
     }
 }
 
-/// The terminal's view of the feed: one line per event worth a line.
+/// The terminal's view of the feed: one line per event worth a line, and the virtual board's
+/// LEDs whenever they ask the players for something.
 #[derive(Default)]
 struct Printer {
     /// The side whose clock ran at the last clock line.
     running: Option<crate::rules::Color>,
+    /// The LED frame (palette and cells) the virtual board showed last time we looked.
+    leds: Option<(
+        [smartgoban_protocol::LedPaint; 16],
+        smartgoban_protocol::LedCells,
+    )>,
 }
 
 impl Printer {
+    /// Prints the frame the virtual board shows (as it reported it over the serial link) when
+    /// it changed and shows guidance: stones to lift or put back, an illegal stone, the count.
+    fn print_leds(&mut self, shown: Option<smartgoban_protocol::LedFrame>, notable: bool) {
+        let Some(frame) = shown else {
+            return;
+        };
+        if !notable {
+            return;
+        }
+        let content = (frame.palette, frame.cells);
+        if self.leds == Some(content) {
+            return;
+        }
+        self.leds = Some(content);
+        let size = frame.board_size().get();
+        let n = usize::from(size) * usize::from(size);
+        let guidance =
+            (0..n).any(|i| crate::leds::Slot::from_index(frame.cells.get(i)).is_guidance());
+        if guidance {
+            println!(
+                "      LEDs on the board (frame {}; r lift, p/q put back black/white, ! illegal, capitals: next):",
+                frame.frame_id
+            );
+            for line in crate::leds::diagram(size, |i| frame.cells.get(i)).lines() {
+                println!("        {line}");
+            }
+        }
+    }
+
     fn print(&mut self, ev: &Event) {
         // the clocks at each switch (a press, a pass), not at every roll-over
         if let EventKind::Clock { clock, .. } = &ev.kind {

@@ -1,10 +1,11 @@
-//! The command line (DESIGN.md "Command line"): `demo`, `run`, `sim`, `check`.
+//! The command line (DESIGN.md "Command line"): `demo`, `run`, `sim`, `check`, `leds test`.
 //!
 //! `smartgoban --help` documents every flag. The commands are library functions so the tests
 //! drive exactly what a user runs.
 
 pub mod check;
 pub mod demo;
+pub mod leds;
 pub mod run;
 pub mod sim;
 pub mod source;
@@ -40,6 +41,8 @@ pub enum Commands {
     Sim(SimArgs),
     /// Validates game records under the Chinese rules; prints each violation; exit 1 if any.
     Check(CheckArgs),
+    /// The LEDs under the points: `leds test` walks them in chain order to check the wiring.
+    Leds(leds::LedsArgs),
 }
 
 /// How the virtual board plays (shared by `demo` and `sim`).

@@ -28,6 +28,9 @@ pub enum RunError {
     /// The clock hardware of `[clock]` could not be set up.
     #[error("clock hardware: {0}")]
     ClockHardware(String),
+    /// The LEDs of `[leds]` could not be set up.
+    #[error("LEDs: {0}")]
+    Leds(#[from] crate::devices::leds::LedError),
 }
 
 /// Runs the service until Ctrl-C or SIGTERM.
@@ -73,6 +76,12 @@ pub async fn run(args: RunArgs) -> Result<(), RunError> {
         data_dir: Some(config.data_dir.clone()),
         clock_hardware: crate::devices::on_the_pi(&config.clock)
             .map_err(RunError::ClockHardware)?,
+        leds: crate::devices::leds::from_config(&config.leds)?.map(|driver| {
+            crate::daemon::LedOutput {
+                driver,
+                settings: config.leds.settings,
+            }
+        }),
     })
     .await?;
     let addr = daemon

@@ -3,6 +3,7 @@
 //! the HTTP server.
 
 mod clock_hw;
+mod leds;
 pub mod shared;
 
 use std::io::Write;
@@ -21,6 +22,7 @@ use crate::referee::GameSetup;
 use crate::session::{Command, Input, Session, SessionConfig, SessionError};
 use clock_hw::ClockDevices;
 pub use clock_hw::ClockHardware;
+pub use leds::{LedOutput, LedsSnapshot};
 pub use shared::{EventLog, Shared, Snapshot};
 
 /// Everything the daemon needs to run.
@@ -42,6 +44,8 @@ pub struct DaemonConfig {
     pub data_dir: Option<PathBuf>,
     /// The clock's buttons and faces wired to this machine, if any.
     pub clock_hardware: ClockHardware,
+    /// The LEDs under the points, if any.
+    pub leds: Option<LedOutput>,
 }
 
 /// Errors starting or running the daemon.
@@ -151,6 +155,7 @@ impl Daemon {
             record_dirty: false,
             last_record_write: None,
             devices: ClockDevices::start(config.clock_hardware),
+            leds: config.leds.map(leds::Leds::new),
         };
         let session_task = tokio::spawn(task.run(port_rx, command_rx, shutdown_rx.clone()));
         let http_task = listener.map(|listener| {
@@ -255,6 +260,7 @@ fn snapshot_of(session: &Session, link_error: Option<String>, connection: &Conne
         session: session.stats(),
         link_error,
         storage_error: None,
+        leds: None,
     }
 }
 
@@ -276,6 +282,7 @@ struct SessionTask {
     record_dirty: bool,
     last_record_write: Option<Instant>,
     devices: ClockDevices,
+    leds: Option<leds::Leds>,
 }
 
 impl SessionTask {
@@ -291,10 +298,14 @@ impl SessionTask {
     ) -> Result<(), DaemonError> {
         let mut last_snapshot = Instant::now();
         loop {
-            let deadline = [self.connection.poll_timeout(), self.session.poll_timeout()]
-                .into_iter()
-                .flatten()
-                .min();
+            let deadline = [
+                self.connection.poll_timeout(),
+                self.session.poll_timeout(),
+                self.leds.as_ref().and_then(|l| l.poll_timeout()),
+            ]
+            .into_iter()
+            .flatten()
+            .min();
             let sleep_for = deadline
                 .map(|d| Duration::from_millis(d.saturating_sub(self.now_ms())))
                 .unwrap_or(REFRESH)
@@ -348,6 +359,7 @@ impl SessionTask {
                 }
             }
             changed |= self.pump()?;
+            self.refresh_leds();
             self.devices.refresh(self.session.clock_view().as_ref());
             if changed || last_snapshot.elapsed() >= REFRESH {
                 self.publish();
@@ -427,9 +439,24 @@ impl SessionTask {
         Ok(any)
     }
 
+    /// Shows the session's LED frame; the `mcu` driver's frame goes out on the link at once.
+    fn refresh_leds(&mut self) {
+        let now = self.now_ms();
+        if let Some(leds) = &mut self.leds {
+            leds.refresh(&self.session, &mut self.connection, now);
+            while let Some(bytes) = self.connection.poll_transmit() {
+                self.port.write(bytes);
+            }
+        }
+    }
+
     fn publish(&mut self) {
         let mut snap = snapshot_of(&self.session, self.link_error.clone(), &self.connection);
         snap.storage_error = self.storage_error.clone();
+        snap.leds = self
+            .leds
+            .as_ref()
+            .and_then(|l| l.snapshot(&self.connection));
         let _ = self.snapshot.send(Arc::new(snap));
     }
 

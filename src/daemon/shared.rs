@@ -25,6 +25,8 @@ pub struct Snapshot {
     pub link_error: Option<String>,
     /// The last problem writing the record, while it lasts (the game goes on in memory).
     pub storage_error: Option<String>,
+    /// `GET /api/v1/leds`: the LED frame being shown (none without LEDs).
+    pub leds: Option<super::LedsSnapshot>,
 }
 
 /// Every event of the service run, in order, plus a broadcast for live followers.

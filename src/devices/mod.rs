@@ -1,9 +1,10 @@
 //! Hardware beside the board, each behind a small trait with a real driver and a simulated
 //! twin (DESIGN.md "Core and shell"): the clock's faces ([`face`]), buttons ([`buttons`]) and
-//! voice or buzzer ([`sound`]).
+//! voice or buzzer ([`sound`]), and the LEDs under the points ([`leds`]).
 
 pub mod buttons;
 pub mod face;
+pub mod leds;
 pub mod sound;
 
 use crate::config::ClockHardwareConfig;

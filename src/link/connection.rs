@@ -1,11 +1,13 @@
-//! [`Connection`]: protocol v1 from the host's side, without I/O.
+//! [`Connection`]: the serial protocol (hardware/PROTOCOL.md, versions 1 and 2) from the host's
+//! side, without I/O: handshake with version fallback, keep-alive, loss detection, and the LED
+//! frames of version 2, acknowledged and re-sent.
 
 use std::collections::VecDeque;
 
 use crate::session::LinkInfo;
 use smartgoban_protocol::{
-    encode, timing, DecodeError, Feed, Frame, FrameDecoder, Hello, Message, Ping, Scan,
-    MAX_FRAME_LEN, PROTOCOL_VERSION,
+    encode, timing, DecodeError, Feed, Frame, FrameDecoder, Hello, LedAck, LedFrame, Message, Ping,
+    Scan, MAX_FRAME_LEN, MIN_PROTOCOL_VERSION, PROTOCOL_VERSION,
 };
 
 /// Link timing (PROTOCOL.md "Timing").
@@ -17,6 +19,8 @@ pub struct LinkConfig {
     pub ping_after_ms: u64,
     /// The link is declared lost after this long without any valid frame, ms (1 s).
     pub timeout_ms: u64,
+    /// An LED frame not acknowledged within this long is sent again, ms (PROTOCOL.md §5.6).
+    pub led_resend_ms: u64,
 }
 
 impl Default for LinkConfig {
@@ -25,6 +29,7 @@ impl Default for LinkConfig {
             hello_interval_ms: u64::from(timing::HELLO_INTERVAL_MS),
             ping_after_ms: u64::from(timing::PING_INTERVAL_MS),
             timeout_ms: u64::from(timing::LINK_TIMEOUT_MS),
+            led_resend_ms: u64::from(timing::LED_RESEND_MS),
         }
     }
 }
@@ -74,6 +79,41 @@ pub struct LinkStats {
     pub version_mismatches: u64,
     /// Scans received before a handshake (from an earlier session of the board), ignored.
     pub ignored_scans: u64,
+    /// LED frames sent, re-sends included.
+    pub led_frames_sent: u64,
+    /// LED frames sent again (no acknowledgement in time, a new session, a wrong CRC).
+    pub led_resends: u64,
+    /// LED acknowledgements whose CRC differed from the frame sent (the board holds another
+    /// frame than the host asked for).
+    pub led_mismatches: u64,
+}
+
+/// Where the LED frame asked for with [`Connection::set_leds`] stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LedDelivery {
+    /// No frame asked for.
+    Idle,
+    /// The board speaks version 1: it has no LED frames (PROTOCOL.md §11).
+    Unsupported,
+    /// Sent (or waiting for the link), not acknowledged yet.
+    Pending {
+        /// The frame's id.
+        frame_id: u16,
+    },
+    /// The board acknowledged it with the right CRC: the wood shows it.
+    Shown {
+        /// The frame's id.
+        frame_id: u16,
+    },
+}
+
+#[derive(Clone, Copy, Debug)]
+struct LedState {
+    frame: LedFrame,
+    /// The board's acknowledgement matched: nothing to send.
+    acked: bool,
+    /// When the frame was last sent in this session, host ms.
+    sent_ms: Option<u64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,8 +122,8 @@ enum State {
     Closed,
     /// Port open, waiting for HelloAck; next Hello due at the time given.
     Handshaking { next_hello_ms: u64 },
-    /// Handshake done.
-    Up,
+    /// Handshake done, in this protocol version.
+    Up { version: u8 },
     /// The board refused our version: nothing more until the port is reopened.
     Rejected,
 }
@@ -109,6 +149,9 @@ pub struct Connection {
     transmit: VecDeque<Vec<u8>>,
     events: VecDeque<LinkEvent>,
     stats: LinkStats,
+    /// The version offered in the next `Hello`: ours, or the board's older one it told us.
+    hello_version: u8,
+    leds: Option<LedState>,
 }
 
 impl Connection {
@@ -126,12 +169,100 @@ impl Connection {
             transmit: VecDeque::new(),
             events: VecDeque::new(),
             stats: LinkStats::default(),
+            hello_version: PROTOCOL_VERSION,
+            leds: None,
         }
     }
 
     /// Whether the handshake is done and scans flow.
     pub fn is_up(&self) -> bool {
-        self.state == State::Up
+        matches!(self.state, State::Up { .. })
+    }
+
+    /// The protocol version of the session, once the handshake is done.
+    pub fn version(&self) -> Option<u8> {
+        match self.state {
+            State::Up { version } => Some(version),
+            _ => None,
+        }
+    }
+
+    /// Asks the board to show `frame` (protocol version 2, PROTOCOL.md §5.6). The host gives
+    /// it the next `frame_id` when its content differs from the frame asked for before (the
+    /// `frame_id` given is ignored), sends it as soon as the link is up, sends it again every
+    /// [`LinkConfig::led_resend_ms`] until the board acknowledges it with the right CRC, and
+    /// again after every new handshake. Asking for the same content again changes nothing.
+    pub fn set_leds(&mut self, mut frame: LedFrame, now_ms: u64) {
+        if let Some(current) = &self.leds {
+            if current.frame.palette == frame.palette && current.frame.cells == frame.cells {
+                return;
+            }
+            frame.frame_id = current.frame.frame_id.wrapping_add(1);
+        } else {
+            frame.frame_id = 0;
+        }
+        self.leds = Some(LedState {
+            frame,
+            acked: false,
+            sent_ms: None,
+        });
+        self.send_leds(now_ms);
+    }
+
+    /// Where the last frame asked for stands.
+    pub fn led_delivery(&self) -> LedDelivery {
+        match (&self.leds, self.state) {
+            (None, _) => LedDelivery::Idle,
+            (Some(_), State::Up { version: 1 }) => LedDelivery::Unsupported,
+            (Some(l), _) if l.acked => LedDelivery::Shown {
+                frame_id: l.frame.frame_id,
+            },
+            (Some(l), _) => LedDelivery::Pending {
+                frame_id: l.frame.frame_id,
+            },
+        }
+    }
+
+    /// Sends the LED frame if the session has LED frames and it is not acknowledged and not
+    /// sent within the re-send interval.
+    fn send_leds(&mut self, now_ms: u64) {
+        if self.version().is_none_or(|v| v < 2) {
+            return;
+        }
+        let resend_ms = self.config.led_resend_ms;
+        let Some(leds) = &mut self.leds else {
+            return;
+        };
+        if leds.acked || leds.sent_ms.is_some_and(|t| now_ms < t + resend_ms) {
+            return;
+        }
+        if leds.sent_ms.is_some() {
+            self.stats.led_resends += 1;
+        }
+        leds.sent_ms = Some(now_ms);
+        let frame = leds.frame;
+        self.stats.led_frames_sent += 1;
+        self.queue(Message::LedFrame(frame), now_ms);
+    }
+
+    fn on_led_ack(&mut self, ack: LedAck, now_ms: u64) {
+        let Some(leds) = &mut self.leds else {
+            return;
+        };
+        if ack.frame_id != leds.frame.frame_id {
+            return; // an older frame's answer; ours is on its way
+        }
+        if ack.content_crc == leds.frame.content_crc() {
+            leds.acked = true;
+        } else {
+            self.stats.led_mismatches += 1;
+            leds.sent_ms = None;
+            self.stats.led_resends += 1;
+            self.stats.led_frames_sent += 1;
+            let frame = leds.frame;
+            leds.sent_ms = Some(now_ms);
+            self.queue(Message::LedFrame(frame), now_ms);
+        }
     }
 
     /// Counters.
@@ -144,6 +275,7 @@ impl Connection {
         self.decoder = FrameDecoder::new();
         self.rx_seq = None;
         self.last_rx_ms = now_ms;
+        self.hello_version = PROTOCOL_VERSION;
         // A lone delimiter first ends whatever half frame the board may be holding.
         self.transmit.push_back(vec![0]);
         self.send_hello(now_ms);
@@ -151,7 +283,7 @@ impl Connection {
 
     /// The port failed or was closed.
     pub fn on_close(&mut self, reason: &str) {
-        if self.state == State::Up {
+        if self.is_up() {
             self.events.push_back(LinkEvent::Down {
                 reason: reason.to_string(),
             });
@@ -209,7 +341,9 @@ impl Connection {
                 // Every accepted HelloAck starts a new session on the board, even one that
                 // answers a repeated Hello: the host restarts too (PROTOCOL.md §4).
                 if ack.accepted {
-                    self.state = State::Up;
+                    self.state = State::Up {
+                        version: self.hello_version,
+                    };
                     self.stats.handshakes += 1;
                     self.events.push_back(LinkEvent::Up(LinkInfo {
                         board_size: ack.board_size.get(),
@@ -217,6 +351,18 @@ impl Connection {
                         device_id: ack.device_id,
                         scan_rate_hz: ack.scan_rate_hz,
                     }));
+                    // A new session shows nothing until told: send the LED frame again.
+                    if let Some(leds) = &mut self.leds {
+                        leds.acked = false;
+                        leds.sent_ms = None;
+                    }
+                    self.send_leds(now_ms);
+                } else if ack.protocol_version >= MIN_PROTOCOL_VERSION
+                    && ack.protocol_version < self.hello_version
+                {
+                    // An older board: speak its version (no LED frames in version 1, §11).
+                    self.hello_version = ack.protocol_version;
+                    self.send_hello(now_ms);
                 } else {
                     self.stats.version_mismatches += 1;
                     self.state = State::Rejected;
@@ -226,13 +372,14 @@ impl Connection {
                 }
             }
             Message::Scan(scan) => {
-                if self.state == State::Up {
+                if self.is_up() {
                     self.events.push_back(LinkEvent::Scan(scan));
                 } else {
                     self.stats.ignored_scans += 1;
                 }
             }
-            Message::Pong(_) | Message::Hello(_) | Message::Ping(_) => {}
+            Message::LedAck(ack) => self.on_led_ack(ack, now_ms),
+            Message::Pong(_) | Message::Hello(_) | Message::Ping(_) | Message::LedFrame(_) => {}
         }
     }
 
@@ -245,7 +392,8 @@ impl Connection {
                     self.send_hello(now_ms);
                 }
             }
-            State::Up => {
+            State::Up { .. } => {
+                self.send_leds(now_ms);
                 let silent = now_ms.saturating_sub(self.last_rx_ms);
                 if silent >= self.config.timeout_ms {
                     self.stats.timeouts += 1;
@@ -272,10 +420,14 @@ impl Connection {
         match self.state {
             State::Closed | State::Rejected => None,
             State::Handshaking { next_hello_ms } => Some(next_hello_ms),
-            State::Up => {
+            State::Up { version } => {
                 let lost = self.last_rx_ms + self.config.timeout_ms;
                 let ping = self.last_tx_ms + self.config.ping_after_ms;
-                Some(lost.min(ping))
+                let resend = self
+                    .leds
+                    .filter(|l| version >= 2 && !l.acked)
+                    .map(|l| l.sent_ms.map_or(0, |t| t + self.config.led_resend_ms));
+                Some(lost.min(ping).min(resend.unwrap_or(u64::MAX)))
             }
         }
     }
@@ -296,7 +448,7 @@ impl Connection {
         };
         self.queue(
             Message::Hello(Hello {
-                protocol_version: PROTOCOL_VERSION,
+                protocol_version: self.hello_version,
             }),
             now_ms,
         );
@@ -319,7 +471,9 @@ impl Connection {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use smartgoban_protocol::{BoardSize, ButtonCounters, HelloAck, PackedCells};
+    use smartgoban_protocol::{
+        BoardSize, ButtonCounters, HelloAck, LedCells, LedPaint, PackedCells,
+    };
 
     fn frame_bytes(seq: u8, message: Message) -> Vec<u8> {
         let mut buf = [0u8; MAX_FRAME_LEN];
@@ -417,10 +571,13 @@ mod tests {
         let mut c = Connection::new(LinkConfig::default());
         c.on_open(0);
         sent(&mut c);
-        c.handle_bytes(&frame_bytes(0, ack(2, false)), 5);
+        // A board of a later version that does not speak ours.
+        c.handle_bytes(&frame_bytes(0, ack(PROTOCOL_VERSION + 1, false)), 5);
         assert_eq!(
             events(&mut c),
-            vec![LinkEvent::Rejected { board_version: 2 }]
+            vec![LinkEvent::Rejected {
+                board_version: PROTOCOL_VERSION + 1
+            }]
         );
         c.handle_bytes(&frame_bytes(1, scan(0)), 6);
         // an unasked accepted HelloAck does not bring the link up either
@@ -458,5 +615,111 @@ mod tests {
             }]
         );
         assert_eq!(c.poll_timeout(), None);
+    }
+
+    fn led_frame(fill: u8) -> LedFrame {
+        let mut frame = LedFrame {
+            frame_id: 99,
+            palette: [LedPaint::OFF; 16],
+            cells: LedCells::new(BoardSize::NINE),
+        };
+        frame.palette[1].rgb = [fill, 0, 0];
+        frame.cells.set(4, 1);
+        frame
+    }
+
+    fn up(version: u8) -> Connection {
+        let mut c = Connection::new(LinkConfig::default());
+        c.on_open(0);
+        sent(&mut c);
+        c.handle_bytes(&frame_bytes(0, ack(version, true)), 1);
+        events(&mut c);
+        c
+    }
+
+    #[test]
+    fn led_frames_are_sent_acknowledged_and_resent() {
+        let mut c = Connection::new(LinkConfig::default());
+        c.on_open(0);
+        sent(&mut c);
+        // Asked for before the link is up: waits for the handshake.
+        c.set_leds(led_frame(10), 0);
+        assert_eq!(c.led_delivery(), LedDelivery::Pending { frame_id: 0 });
+        assert!(sent(&mut c).is_empty());
+        c.handle_bytes(&frame_bytes(0, ack(PROTOCOL_VERSION, true)), 1);
+        let first = match &sent(&mut c)[..] {
+            [Message::LedFrame(f)] => *f,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(first.frame_id, 0);
+        assert_eq!(first.palette[1].rgb, [10, 0, 0]);
+        // No answer within 200 ms: sent again, same id.
+        assert_eq!(c.poll_timeout(), Some(201));
+        c.handle_timeout(201);
+        assert!(matches!(&sent(&mut c)[..], [Message::LedFrame(f)] if f.frame_id == 0));
+        // An answer with the wrong CRC: sent again at once.
+        let wrong = LedAck {
+            frame_id: 0,
+            content_crc: first.content_crc() ^ 1,
+        };
+        c.handle_bytes(&frame_bytes(1, Message::LedAck(wrong)), 250);
+        assert!(matches!(&sent(&mut c)[..], [Message::LedFrame(_)]));
+        assert_eq!(c.stats().led_mismatches, 1);
+        // The right answer: shown, nothing more to send.
+        let right = LedAck {
+            frame_id: 0,
+            content_crc: first.content_crc(),
+        };
+        c.handle_bytes(&frame_bytes(2, Message::LedAck(right)), 260);
+        assert_eq!(c.led_delivery(), LedDelivery::Shown { frame_id: 0 });
+        c.handle_timeout(800);
+        assert!(matches!(&sent(&mut c)[..], [Message::Ping(_)]));
+        // The same content again: nothing; new content: the next id.
+        c.set_leds(led_frame(10), 810);
+        assert!(sent(&mut c).is_empty());
+        c.set_leds(led_frame(11), 820);
+        assert!(matches!(&sent(&mut c)[..], [Message::LedFrame(f)] if f.frame_id == 1));
+        // A new session (the board restarted) shows nothing: the frame goes again.
+        let second = led_frame(11);
+        c.handle_bytes(
+            &frame_bytes(
+                3,
+                Message::LedAck(LedAck {
+                    frame_id: 1,
+                    content_crc: second.content_crc(),
+                }),
+            ),
+            630,
+        );
+        assert_eq!(c.led_delivery(), LedDelivery::Shown { frame_id: 1 });
+        c.handle_bytes(&frame_bytes(4, ack(PROTOCOL_VERSION, true)), 640);
+        assert!(matches!(&sent(&mut c)[..], [Message::LedFrame(f)] if f.frame_id == 1));
+        assert_eq!(c.led_delivery(), LedDelivery::Pending { frame_id: 1 });
+        assert_eq!(c.stats().led_frames_sent, 5);
+    }
+
+    #[test]
+    fn an_older_board_is_spoken_to_in_its_version_without_leds() {
+        let mut c = Connection::new(LinkConfig::default());
+        c.on_open(0);
+        assert!(
+            matches!(&sent(&mut c)[..], [Message::Hello(h)] if h.protocol_version == PROTOCOL_VERSION)
+        );
+        c.handle_bytes(&frame_bytes(0, ack(1, false)), 5);
+        assert!(events(&mut c).is_empty());
+        assert!(matches!(&sent(&mut c)[..], [Message::Hello(h)] if h.protocol_version == 1));
+        c.handle_bytes(&frame_bytes(1, ack(1, true)), 6);
+        assert!(matches!(events(&mut c)[..], [LinkEvent::Up(_)]));
+        assert_eq!(c.version(), Some(1));
+        c.set_leds(led_frame(5), 7);
+        assert!(sent(&mut c).is_empty(), "no LED frames in version 1");
+        assert_eq!(c.led_delivery(), LedDelivery::Unsupported);
+        // Reopening offers our version again.
+        c.on_open(10);
+        assert!(
+            matches!(&sent(&mut c)[..], [Message::Hello(h)] if h.protocol_version == PROTOCOL_VERSION)
+        );
+        let c2 = up(PROTOCOL_VERSION);
+        assert_eq!(c2.version(), Some(PROTOCOL_VERSION));
     }
 }

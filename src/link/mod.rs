@@ -9,4 +9,4 @@
 pub mod connection;
 pub mod serial;
 
-pub use connection::{Connection, LinkConfig, LinkEvent, LinkStats};
+pub use connection::{Connection, LedDelivery, LinkConfig, LinkEvent, LinkStats};

@@ -127,34 +127,44 @@ pub struct ChineseResult {
     pub re: String,
 }
 
-/// Counts a finished board by area (G9): the `dead` stones are taken off first — they count
-/// for nobody as stones, and their points then belong to whatever region they fall in; then
-/// every living stone is a point for its colour, an empty region bordered by Black stones only
-/// is Black's territory, one bordered by White stones only is White's, and a region that
-/// touches both colours, or no stone at all, is dame, shared half each (R21.2; the shared
-/// liberties of a seki are dame, an eye of a seki group is its owner's).
-///
-/// Points of `dead` that are empty or off the board are ignored.
-pub fn area_count(board: &Board, dead: &[Point]) -> AreaCount {
+/// What one point is worth at the count (G9), from [`area_map`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AreaPoint {
+    /// A living stone of this colour.
+    Stone(Color),
+    /// An empty point (or a dead stone's point) in a region bordered by this colour only.
+    Territory(Color),
+    /// An empty point of a region that touches both colours or no stone: shared half each
+    /// (R21.2).
+    Dame,
+}
+
+/// Every point's share at the count (G9), by point index (`y * size + x`, SGF order): the
+/// `dead` stones are taken off first; every living stone is its colour's, an empty region
+/// bordered by one colour only is that colour's territory, any other empty region is dame
+/// (R21.2). Points of `dead` that are empty or off the board are ignored.
+pub fn area_map(board: &Board, dead: &[Point]) -> Vec<AreaPoint> {
     let mut cleared = board.clone();
     for &p in dead {
         cleared.put(p, None);
     }
     let grid = Grid::of(&cleared);
-    let mut count = AreaCount::default();
+    let mut map = vec![AreaPoint::Dame; grid.cells.len()];
     let mut seen = vec![false; grid.cells.len()];
     let mut stack = Vec::new();
+    let mut region = Vec::new();
     for k in 0..grid.cells.len() {
         match grid.cells[k] {
-            BLACK => count.black_stones += 1,
-            WHITE => count.white_stones += 1,
+            BLACK => map[k] = AreaPoint::Stone(Color::Black),
+            WHITE => map[k] = AreaPoint::Stone(Color::White),
             _ if !seen[k] => {
                 // Flood the empty region of k and note which colours border it.
-                let (mut size, mut borders) = (0u32, 0u8);
+                let mut borders = 0u8;
+                region.clear();
                 seen[k] = true;
                 stack.push(k);
                 while let Some(e) = stack.pop() {
-                    size += 1;
+                    region.push(e);
                     for m in grid.neighbours(e) {
                         match grid.cells[m] {
                             EMPTY if !seen[m] => {
@@ -166,13 +176,39 @@ pub fn area_count(board: &Board, dead: &[Point]) -> AreaCount {
                         }
                     }
                 }
-                match borders {
-                    BLACK => count.black_territory += size,
-                    WHITE => count.white_territory += size,
-                    _ => count.dame += size,
+                let share = match borders {
+                    BLACK => AreaPoint::Territory(Color::Black),
+                    WHITE => AreaPoint::Territory(Color::White),
+                    _ => AreaPoint::Dame,
+                };
+                for &e in &region {
+                    map[e] = share;
                 }
             }
             _ => {}
+        }
+    }
+    map
+}
+
+/// Counts a finished board by area (G9): the sums of [`area_map`] — the `dead` stones are
+/// taken off first (they count for nobody as stones, and their points then belong to whatever
+/// region they fall in); every living stone is a point for its colour, an empty region
+/// bordered by Black stones only is Black's territory, one bordered by White stones only is
+/// White's, and a region that touches both colours, or no stone at all, is dame, shared half
+/// each (R21.2; the shared liberties of a seki are dame, an eye of a seki group is its
+/// owner's).
+///
+/// Points of `dead` that are empty or off the board are ignored.
+pub fn area_count(board: &Board, dead: &[Point]) -> AreaCount {
+    let mut count = AreaCount::default();
+    for share in area_map(board, dead) {
+        match share {
+            AreaPoint::Stone(Color::Black) => count.black_stones += 1,
+            AreaPoint::Stone(Color::White) => count.white_stones += 1,
+            AreaPoint::Territory(Color::Black) => count.black_territory += 1,
+            AreaPoint::Territory(Color::White) => count.white_territory += 1,
+            AreaPoint::Dame => count.dame += 1,
         }
     }
     count

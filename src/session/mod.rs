@@ -7,6 +7,7 @@
 //! passed in only stamps events (`t_ms`).
 
 mod input;
+mod lights;
 mod state;
 mod timing;
 

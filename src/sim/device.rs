@@ -1,15 +1,18 @@
-//! The virtual microcontroller: speaks protocol v1 on a pseudo-terminal
-//! (hardware/PROTOCOL.md), turns a timeline of physical actions into 50 scans a second.
+//! The virtual microcontroller: speaks the serial protocol on a pseudo-terminal
+//! (hardware/PROTOCOL.md, versions 1 and 2), turns a timeline of physical actions into 50
+//! scans a second, and shows the LED frames the host sends.
 //!
 //! The device waits for the host's `Hello`, answers `HelloAck`, then streams scans whose
-//! `board_ms` advances 20 ms per scan on the virtual clock. At `--speed max` nothing sleeps:
+//! `board_ms` advances 20 ms per scan on the virtual clock. In a version-2 session it takes
+//! `LedFrame`s, keeps the one it shows ([`SimHandle::leds`]) and answers each with an `LedAck`
+//! carrying the CRC of the frame it holds. At `--speed max` nothing sleeps:
 //! the pty's buffer blocks the device whenever the service falls behind, so it runs exactly as
 //! fast as the service keeps up. At `--speed X` the virtual clock runs X times real time.
 
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::{mpsc, Arc};
+use std::sync::{mpsc, Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -20,8 +23,8 @@ use super::noise::NoiseParams;
 use super::player::SCAN_MS;
 use super::replay::{Replay, Tick};
 use smartgoban_protocol::{
-    encode, BoardSize, Feed, Frame, FrameDecoder, HelloAck, Message, Pong, Scan, MAX_FRAME_LEN,
-    PROTOCOL_VERSION,
+    encode, BoardSize, Feed, Frame, FrameDecoder, HelloAck, LedAck, LedFrame, Message, Pong, Scan,
+    MAX_FRAME_LEN, MIN_PROTOCOL_VERSION,
 };
 
 /// How fast the virtual clock runs.
@@ -75,6 +78,9 @@ pub struct DeviceConfig {
     pub link: Option<PathBuf>,
     /// Reported in HelloAck.
     pub device_id: u32,
+    /// The highest protocol version the board speaks (it speaks every version from 1 up to
+    /// it): [`smartgoban_protocol::PROTOCOL_VERSION`], or 1 for a board without LEDs.
+    pub protocol_version: u8,
 }
 
 /// Reported once the timeline has been played out.
@@ -95,10 +101,21 @@ pub struct SimHandle {
     done: mpsc::Receiver<SimReport>,
     stop: Arc<AtomicBool>,
     counter: Arc<AtomicU32>,
+    leds: Arc<Mutex<Option<LedFrame>>>,
     thread: Option<thread::JoinHandle<io::Result<()>>>,
 }
 
 impl SimHandle {
+    /// The LED frame the board shows now (the last `LedFrame` of the session), if any.
+    pub fn leds(&self) -> Option<LedFrame> {
+        *self.leds.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A handle on the LED frame the board shows, for a reader on another thread.
+    pub fn leds_handle(&self) -> Arc<Mutex<Option<LedFrame>>> {
+        self.leds.clone()
+    }
+
     /// The device path the service must open (the symlink if one was asked for).
     pub fn path(&self) -> &Path {
         &self.path
@@ -153,6 +170,7 @@ pub fn spawn(actions: Vec<TimedAction>, config: DeviceConfig) -> io::Result<SimH
     let (done_tx, done) = mpsc::channel();
     let stop = Arc::new(AtomicBool::new(false));
     let counter = Arc::new(AtomicU32::new(0));
+    let leds = Arc::new(Mutex::new(None));
     let mut device = Device {
         board_size,
         replay: Replay::new(actions, board_size, &config.noise, config.seed),
@@ -165,6 +183,8 @@ pub fn spawn(actions: Vec<TimedAction>, config: DeviceConfig) -> io::Result<SimH
         stop: stop.clone(),
         counter: counter.clone(),
         done_tx,
+        session_version: None,
+        leds: leds.clone(),
     };
     let thread = thread::Builder::new()
         .name("virtual-board".into())
@@ -174,6 +194,7 @@ pub fn spawn(actions: Vec<TimedAction>, config: DeviceConfig) -> io::Result<SimH
         done,
         stop,
         counter,
+        leds,
         thread: Some(thread),
     })
 }
@@ -254,6 +275,10 @@ struct Device {
     stop: Arc<AtomicBool>,
     counter: Arc<AtomicU32>,
     done_tx: mpsc::Sender<SimReport>,
+    /// The protocol version of the session, once a `Hello` was accepted.
+    session_version: Option<u8>,
+    /// The LED frame shown.
+    leds: Arc<Mutex<Option<LedFrame>>>,
 }
 
 impl Device {
@@ -262,7 +287,7 @@ impl Device {
         // Real time at which board time 0 happened, for paced speeds.
         let mut epoch: Option<Instant> = None;
         let mut speed = self.config.speed;
-        let mut buf = [0u8; 256];
+        let mut buf = [0u8; 512];
         while !self.stop.load(Ordering::Relaxed) {
             // Host frames: Hello, Ping.
             let waiting = port.master.bytes_to_read().unwrap_or(0);
@@ -340,11 +365,13 @@ impl Device {
                     bytes = rest;
                     match frame.message {
                         Message::Hello(hello) => {
-                            let accepted = hello.protocol_version == PROTOCOL_VERSION;
+                            let accepted = (MIN_PROTOCOL_VERSION..=self.config.protocol_version)
+                                .contains(&hello.protocol_version);
+                            self.session_version = accepted.then_some(hello.protocol_version);
                             self.send(
                                 port,
                                 Message::HelloAck(HelloAck {
-                                    protocol_version: PROTOCOL_VERSION,
+                                    protocol_version: self.config.protocol_version,
                                     accepted,
                                     board_size: self.board_size,
                                     scan_rate_hz: (1000 / SCAN_MS) as u8,
@@ -359,6 +386,20 @@ impl Device {
                         }
                         Message::Ping(ping) => {
                             self.send(port, Message::Pong(Pong { nonce: ping.nonce }))?
+                        }
+                        // PROTOCOL.md §5.6: show it, answer with what is shown.
+                        Message::LedFrame(frame)
+                            if self.session_version.is_some_and(|v| v >= 2)
+                                && frame.board_size() == self.board_size =>
+                        {
+                            *self.leds.lock().unwrap_or_else(|e| e.into_inner()) = Some(frame);
+                            self.send(
+                                port,
+                                Message::LedAck(LedAck {
+                                    frame_id: frame.frame_id,
+                                    content_crc: frame.content_crc(),
+                                }),
+                            )?
                         }
                         _ => {}
                     }
@@ -424,6 +465,9 @@ impl Device {
         // Actions during the outage happen on the board in board time.
         self.replay.outage(duration_ms);
         self.streaming = false;
+        self.session_version = None;
+        // Powered again: the LEDs are dark until the host sends a frame.
+        *self.leds.lock().unwrap_or_else(|e| e.into_inner()) = None;
         Port::open(link.as_deref())
     }
 }

@@ -121,6 +121,7 @@ pub fn start(
             tail_ms: TAIL_MS,
             link: Some(link),
             device_id,
+            protocol_version: smartgoban_protocol::PROTOCOL_VERSION,
         },
     )
 }

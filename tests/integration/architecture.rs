@@ -7,6 +7,7 @@ use crate::support::root;
 
 const CORE: &[&str] = &[
     "src/clock",
+    "src/leds",
     "src/rules",
     "src/sensing",
     "src/referee",

@@ -203,3 +203,61 @@ fn demo_writes_the_record_and_events() {
         "seq strictly increasing by one"
     );
 }
+
+#[test]
+fn leds_test_walks_the_chain_in_the_configured_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("smartgoban.toml");
+    std::fs::write(
+        &config,
+        "[leds]\ndriver = \"sim\"\nfirst = \"bottom-right\"\norder = \"serpentine-columns\"\n",
+    )
+    .unwrap();
+    let out = smartgoban(&[
+        "leds",
+        "test",
+        "--config",
+        config.to_str().unwrap(),
+        "--size",
+        "9",
+        "--step-ms",
+        "0",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let walk: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("LED ") && l.contains(" → "))
+        .map(|l| l.rsplit(' ').next().unwrap())
+        .collect();
+    assert_eq!(walk.len(), 81);
+    // From J1 up the right column, then down the next one.
+    assert_eq!(&walk[..3], ["J1", "J2", "J3"]);
+    assert_eq!(&walk[8..11], ["J9", "H9", "H8"]);
+    assert_eq!(walk[80], "A9");
+    // The map shows LED 0 at J1 (bottom right).
+    let bottom = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("1 "))
+        .unwrap();
+    assert_eq!(bottom.split_whitespace().last(), Some("0"));
+    // A bad corner is a clear error naming it.
+    let out = smartgoban(&["leds", "test", "--driver", "sim", "--first", "middle"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("LED corner `middle`"),
+        "{}",
+        stderr(&out)
+    );
+    // The mcu driver without a board says so.
+    let out = smartgoban(&[
+        "leds",
+        "test",
+        "--driver",
+        "mcu",
+        "--serial",
+        "/nonexistent/board",
+    ]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("does not exist"), "{}", stderr(&out));
+}

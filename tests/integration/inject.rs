@@ -52,6 +52,7 @@ async fn run_one(path: PathBuf, index: u64) -> Outcome {
             tail_ms: sim::TAIL_MS,
             link: Some(link.clone()),
             device_id: 3,
+            protocol_version: smartgoban_protocol::PROTOCOL_VERSION,
         },
     )
     .unwrap();
@@ -70,6 +71,7 @@ async fn run_one(path: PathBuf, index: u64) -> Outcome {
         events_out: None,
         data_dir: None,
         clock_hardware: Default::default(),
+        leds: None,
     })
     .await
     .unwrap();

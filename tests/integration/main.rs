@@ -7,6 +7,7 @@ mod cli;
 mod clock;
 mod corpus;
 mod inject;
+mod leds;
 mod property;
 mod referee;
 mod support;

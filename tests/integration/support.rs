@@ -230,6 +230,10 @@ impl Rig {
             events_out: None,
             data_dir: None,
             clock_hardware,
+            leds: Some(smartgoban::daemon::LedOutput {
+                driver: Box::new(smartgoban::devices::leds::McuLeds::default()),
+                settings: Default::default(),
+            }),
         })
         .await
         .unwrap();

@@ -33,6 +33,7 @@ pub struct FrameDecoder {
 /// What [`FrameDecoder::feed`] found in the bytes given; `rest` is the input after the frame's
 /// `0x00`, not yet consumed: feed it again until [`Feed::NeedMore`].
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[allow(clippy::large_enum_variant)] // no allocator on the firmware: frames live on the stack
 pub enum Feed<'a> {
     /// Every byte was consumed (and kept, or skipped) and no frame is complete yet.
     NeedMore,

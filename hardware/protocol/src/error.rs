@@ -9,7 +9,7 @@ use core::fmt;
 /// Each bad frame on the wire gives exactly one `DecodeError`, and decoding resumes with the
 /// byte after its `0x00` delimiter. Checks run in this order: delimiting ([`TooLong`]), COBS
 /// ([`Cobs`]), length ([`TooShort`]), checksum ([`Crc`]), kind ([`UnknownKind`]), then the
-/// payload ([`BadLength`], [`BadBoardSize`], [`BadAccepted`], [`BadPadding`]).
+/// payload ([`BadLength`], [`BadBoardSize`], [`BadAccepted`], [`BadPadding`], [`BadEffect`]).
 ///
 /// [`TooLong`]: DecodeError::TooLong
 /// [`Cobs`]: DecodeError::Cobs
@@ -20,6 +20,7 @@ use core::fmt;
 /// [`BadBoardSize`]: DecodeError::BadBoardSize
 /// [`BadAccepted`]: DecodeError::BadAccepted
 /// [`BadPadding`]: DecodeError::BadPadding
+/// [`BadEffect`]: DecodeError::BadEffect
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum DecodeError {
     /// The bytes between two delimiters are not valid COBS (a code byte points past the end of
@@ -43,8 +44,8 @@ pub enum DecodeError {
         /// The value carried in the frame's last four bytes (little-endian).
         actual: u32,
     },
-    /// The `kind` byte is not a v1 message: `0x00`, `0x06..=0x0F`, or reserved for later
-    /// versions (`0x10..=0xFF`, §10).
+    /// The `kind` byte is not a message of this crate: `0x00`, `0x07..=0x0F`, or `0x11..=0xFF`
+    /// (reserved for later versions, §10).
     UnknownKind(u8),
     /// The payload length does not fit the kind (§5). For a `Scan` whose payload ends before
     /// its 15-byte header does, `expected` is that header length (15); otherwise it is the
@@ -61,8 +62,12 @@ pub enum DecodeError {
     BadBoardSize(u8),
     /// The `accepted` byte of a `HelloAck` is neither 0 nor 1 (§5.2).
     BadAccepted(u8),
-    /// The unused high bits of a `Scan`'s last cell byte are not 0 (§6).
+    /// The unused high bits of a `Scan`'s last cell byte are not 0 (§6), or the unused high
+    /// nibble of an `LedFrame`'s last cell byte is not 0 (§5.6).
     BadPadding,
+    /// An `LedFrame` palette entry's effect byte is invalid (kind 3, or a period that does not
+    /// fit its kind, §13). The field is the byte.
+    BadEffect(u8),
 }
 
 impl fmt::Display for DecodeError {
@@ -99,6 +104,7 @@ impl fmt::Display for DecodeError {
                 write!(f, "HelloAck accepted byte is {value}, not 0 or 1")
             }
             DecodeError::BadPadding => f.write_str("unused bits of the last cell byte are not 0"),
+            DecodeError::BadEffect(byte) => write!(f, "LED effect byte {byte:#04x} is invalid"),
         }
     }
 }
@@ -109,7 +115,7 @@ impl core::error::Error for DecodeError {}
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum EncodeError {
     /// `out` is shorter than the encoded frame. Nothing useful was written. A buffer of
-    /// [`MAX_FRAME_LEN`](crate::MAX_FRAME_LEN) (114) bytes always suffices in v1.
+    /// [`MAX_FRAME_LEN`](crate::MAX_FRAME_LEN) (256) bytes always suffices.
     BufferTooSmall {
         /// Bytes the frame needs, delimiter included.
         needed: usize,

@@ -132,12 +132,17 @@ pub(crate) struct Writer<'a> {
 }
 
 impl<'a> Writer<'a> {
-    fn new(buf: &'a mut [u8]) -> Writer<'a> {
+    pub(crate) fn new(buf: &'a mut [u8]) -> Writer<'a> {
         Writer {
             buf,
             len: 0,
             overflow: false,
         }
+    }
+
+    /// Bytes written so far.
+    pub(crate) fn len(&self) -> usize {
+        self.len
     }
 
     /// Appends `bytes`, or marks the writer overflowed if they do not fit.

@@ -1,4 +1,4 @@
-//! The smartgoban serial protocol, version 1: the bytes the board (an RP2040 reading a 19×19
+//! The smartgoban serial protocol, version 2 (version 1 plus LED frames): the bytes the board (an RP2040 reading a 19×19
 //! sensor grid) and the host (the Raspberry Pi service) exchange over USB CDC serial.
 //!
 //! `hardware/PROTOCOL.md` is the single source of truth; every item here names the section it
@@ -10,14 +10,14 @@
 //! - [`FrameDecoder`] accumulates bytes split anywhere and yields [`Frame`]s or typed
 //!   [`DecodeError`]s; it resynchronises on the next `0x00` after any bad frame (§9).
 //! - [`Frame::decode_raw`] is the pure check of one COBS-decoded frame, used by the decoder.
-//! - [`Message`] holds the five v1 messages: [`Hello`], [`HelloAck`], [`Scan`], [`Ping`],
-//!   [`Pong`] (§5); a [`Scan`] carries [`PackedCells`] (2 bits per point, §6) and
-//!   [`ButtonCounters`] (§7).
+//! - [`Message`] holds the messages: [`Hello`], [`HelloAck`], [`Scan`], [`Ping`], [`Pong`]
+//!   (§5, both versions) and, from version 2, [`LedFrame`] and [`LedAck`] (§5.6, §5.7, §13); a
+//!   [`Scan`] carries [`PackedCells`] (2 bits per point, §6) and [`ButtonCounters`] (§7).
 //!
 //! ```
 //! use smartgoban_protocol::{encode, Feed, Frame, FrameDecoder, Hello, Message, MAX_FRAME_LEN};
 //!
-//! let frame = Frame { seq: 0, message: Message::Hello(Hello::current()) };
+//! let frame = Frame { seq: 0, message: Message::Hello(Hello { protocol_version: 1 }) };
 //! let mut wire = [0u8; MAX_FRAME_LEN];
 //! let n = encode(&frame, &mut wire).unwrap();
 //! assert_eq!(&wire[..n], &[0x02, 0x01, 0x06, 0x01, 0x07, 0xB2, 0x4E, 0x37, 0x00]);
@@ -54,6 +54,7 @@ mod checksum;
 mod decoder;
 mod error;
 mod frame;
+mod led;
 mod message;
 pub mod timing;
 
@@ -64,11 +65,19 @@ pub use checksum::crc32c;
 pub use decoder::{Feed, FrameDecoder, Frames};
 pub use error::{CellCountError, DecodeError, EncodeError, InvalidBoardSize};
 pub use frame::{encode, frames_lost, Frame};
+pub use led::{
+    LedAck, LedCells, LedEffect, LedFrame, LedPaint, MAX_LED_CELL_BYTES, PAINT_LEN, PALETTE_LEN,
+};
 pub use message::{Direction, Hello, HelloAck, Message, MessageKind, Ping, Pong, Scan};
 
-/// The protocol version this crate speaks: sent in [`Hello::protocol_version`] and
-/// [`HelloAck::protocol_version`] (§4, §11).
-pub const PROTOCOL_VERSION: u8 = 1;
+/// The highest protocol version this crate speaks: sent in [`Hello::protocol_version`] and
+/// [`HelloAck::protocol_version`] (§4, §11). Version 2 adds LED frames ([`LedFrame`],
+/// [`LedAck`]) to version 1.
+pub const PROTOCOL_VERSION: u8 = 2;
+
+/// The lowest protocol version this crate still speaks (§11): a session of version 1 has no
+/// LED frames.
+pub const MIN_PROTOCOL_VERSION: u8 = 1;
 
 /// The largest board side in points (19×19). Valid sizes are 9, 13 and 19 ([`BoardSize`], §5.3).
 pub const MAX_BOARD_SIZE: u8 = 19;
@@ -84,31 +93,46 @@ pub const DELIMITER: u8 = 0x00;
 /// Also the shortest possible raw frame (an empty payload).
 pub const RAW_OVERHEAD_LEN: usize = 6;
 
-/// The largest payload of any v1 message, in bytes: a 19×19 [`Scan`], 15 + 91 = 106 (§2.4).
-pub const MAX_PAYLOAD_LEN: usize = max(
+/// The largest payload the board sends, in bytes: a 19×19 [`Scan`], 15 + 91 = 106 (§2.4).
+pub const MAX_BOARD_PAYLOAD_LEN: usize = max(
     max(Hello::PAYLOAD_LEN, HelloAck::PAYLOAD_LEN),
     max(
         Scan::HEADER_LEN + MAX_CELL_BYTES,
-        max(Ping::PAYLOAD_LEN, Pong::PAYLOAD_LEN),
+        max(
+            Ping::PAYLOAD_LEN,
+            max(Pong::PAYLOAD_LEN, LedAck::PAYLOAD_LEN),
+        ),
     ),
 );
 
-/// The largest raw (COBS-decoded) v1 frame in bytes: 6 + 106 = 112 (§2.4).
+/// The largest payload of any message, in bytes: a 19×19 [`LedFrame`], 67 + 181 = 248 (§2.4).
+pub const MAX_PAYLOAD_LEN: usize = max(
+    MAX_BOARD_PAYLOAD_LEN,
+    LedFrame::HEADER_LEN + MAX_LED_CELL_BYTES,
+);
+
+/// The largest raw (COBS-decoded) frame in bytes: 6 + 248 = 254 (§2.4).
 pub const MAX_RAW_FRAME_LEN: usize = RAW_OVERHEAD_LEN + MAX_PAYLOAD_LEN;
 
-/// The largest encoded v1 frame on the wire in bytes, delimiter included: COBS adds at most one
-/// byte per 254 (rounded up, at least one) so 112 + 1 + 1 = 114 (§2.4). An output buffer of
+/// The largest encoded frame on the wire in bytes, delimiter included: COBS adds at most one
+/// byte per 254 (rounded up, at least one), so 254 + 1 + 1 = 256 (§2.4). An output buffer of
 /// this size always suffices for [`encode`].
 pub const MAX_FRAME_LEN: usize = cobs::max_encoding_length(MAX_RAW_FRAME_LEN) + 1;
+
+/// The largest frame the board sends, on the wire: a 19×19 [`Scan`], 112 + 1 + 1 = 114 bytes
+/// (§2.4). The firmware's transmit buffer needs no more.
+pub const MAX_BOARD_FRAME_LEN: usize =
+    cobs::max_encoding_length(RAW_OVERHEAD_LEN + MAX_BOARD_PAYLOAD_LEN) + 1;
 
 /// The most encoded bytes (delimiter not counted) one frame may have for [`FrameDecoder`] to
 /// accept it: 512, well above [`MAX_FRAME_LEN`] so that later versions' bigger host commands
 /// (LED frames, §10) fit. Longer runs are discarded with [`DecodeError::TooLong`] (§2.4, §9).
 pub const DECODER_CAPACITY: usize = 512;
 
-/// The first `kind` reserved for later versions (host commands: LED frames, scan rate,
-/// calibration). A v1 decoder rejects `0x10..=0xFF` with [`DecodeError::UnknownKind`] (§10).
-pub const FIRST_RESERVED_KIND: u8 = 0x10;
+/// The first `kind` reserved for later versions (host commands: scan rate, calibration).
+/// This crate rejects `0x11..=0xFF` with [`DecodeError::UnknownKind`] (§10); `0x10` is the
+/// version-2 [`LedFrame`].
+pub const FIRST_RESERVED_KIND: u8 = 0x11;
 
 const fn max(a: usize, b: usize) -> usize {
     if a > b {
@@ -119,7 +143,9 @@ const fn max(a: usize, b: usize) -> usize {
 }
 
 const _: () = assert!(MAX_CELL_BYTES == 91);
-const _: () = assert!(MAX_PAYLOAD_LEN == 106);
-const _: () = assert!(MAX_RAW_FRAME_LEN == 112);
-const _: () = assert!(MAX_FRAME_LEN == 114);
+const _: () = assert!(MAX_BOARD_PAYLOAD_LEN == 106);
+const _: () = assert!(MAX_PAYLOAD_LEN == 248);
+const _: () = assert!(MAX_RAW_FRAME_LEN == 254);
+const _: () = assert!(MAX_FRAME_LEN == 256);
+const _: () = assert!(MAX_BOARD_FRAME_LEN == 114);
 const _: () = assert!(MAX_FRAME_LEN - 1 <= DECODER_CAPACITY);

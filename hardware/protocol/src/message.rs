@@ -7,6 +7,7 @@ use crate::buttons::ButtonCounters;
 use crate::cell::PackedCells;
 use crate::error::DecodeError;
 use crate::frame::Writer;
+use crate::led::{LedAck, LedFrame};
 use crate::PROTOCOL_VERSION;
 
 /// Which way a message travels (hardware/PROTOCOL.md §5).
@@ -19,7 +20,8 @@ pub enum Direction {
 }
 
 /// The `kind` byte, the first byte of every raw frame (hardware/PROTOCOL.md §2.2, §5).
-/// `0x10..=0xFF` are reserved for later versions (§10).
+/// `0x06` and `0x10` came with version 2 (LED frames); `0x11..=0xFF` are reserved for later
+/// versions (§10).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(u8)]
 pub enum MessageKind {
@@ -33,19 +35,25 @@ pub enum MessageKind {
     Ping = 0x04,
     /// `0x05` [`Pong`], board → host (§5.5).
     Pong = 0x05,
+    /// `0x06` [`LedAck`], board → host, version 2 (§5.7).
+    LedAck = 0x06,
+    /// `0x10` [`LedFrame`], host → board, version 2 (§5.6).
+    LedFrame = 0x10,
 }
 
 impl MessageKind {
-    /// Every v1 kind, in `kind` byte order.
-    pub const ALL: [MessageKind; 5] = [
+    /// Every kind, in `kind` byte order.
+    pub const ALL: [MessageKind; 7] = [
         MessageKind::Hello,
         MessageKind::HelloAck,
         MessageKind::Scan,
         MessageKind::Ping,
         MessageKind::Pong,
+        MessageKind::LedAck,
+        MessageKind::LedFrame,
     ];
 
-    /// The kind for a `kind` byte, or `None` if v1 does not define it.
+    /// The kind for a `kind` byte, or `None` if no version defines it.
     pub const fn from_u8(kind: u8) -> Option<MessageKind> {
         match kind {
             0x01 => Some(MessageKind::Hello),
@@ -53,6 +61,8 @@ impl MessageKind {
             0x03 => Some(MessageKind::Scan),
             0x04 => Some(MessageKind::Ping),
             0x05 => Some(MessageKind::Pong),
+            0x06 => Some(MessageKind::LedAck),
+            0x10 => Some(MessageKind::LedFrame),
             _ => None,
         }
     }
@@ -65,8 +75,12 @@ impl MessageKind {
     /// Who sends this kind.
     pub const fn direction(self) -> Direction {
         match self {
-            MessageKind::Hello | MessageKind::Ping => Direction::HostToBoard,
-            MessageKind::HelloAck | MessageKind::Scan | MessageKind::Pong => Direction::BoardToHost,
+            MessageKind::Hello | MessageKind::Ping | MessageKind::LedFrame => {
+                Direction::HostToBoard
+            }
+            MessageKind::HelloAck | MessageKind::Scan | MessageKind::Pong | MessageKind::LedAck => {
+                Direction::BoardToHost
+            }
         }
     }
 }
@@ -77,7 +91,8 @@ impl MessageKind {
 /// host sends it on connect and every 500 ms until a [`HelloAck`] comes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Hello {
-    /// The protocol version the host speaks (1 for this crate).
+    /// The protocol version the host speaks ([`PROTOCOL_VERSION`], or 1 for a board that
+    /// speaks only version 1).
     pub protocol_version: u8,
 }
 
@@ -265,8 +280,9 @@ impl Pong {
     pub const PAYLOAD_LEN: usize = 4;
 }
 
-/// Any v1 message (hardware/PROTOCOL.md §5): what a frame carries after its `kind` and `seq`.
+/// Any message (hardware/PROTOCOL.md §5): what a frame carries after its `kind` and `seq`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[allow(clippy::large_enum_variant)] // no allocator on the firmware: frames live on the stack
 pub enum Message {
     /// `0x01`, host → board.
     Hello(Hello),
@@ -278,6 +294,10 @@ pub enum Message {
     Ping(Ping),
     /// `0x05`, board → host.
     Pong(Pong),
+    /// `0x06`, board → host (version 2).
+    LedAck(LedAck),
+    /// `0x10`, host → board (version 2).
+    LedFrame(LedFrame),
 }
 
 impl Message {
@@ -289,6 +309,8 @@ impl Message {
             Message::Scan(_) => MessageKind::Scan,
             Message::Ping(_) => MessageKind::Ping,
             Message::Pong(_) => MessageKind::Pong,
+            Message::LedAck(_) => MessageKind::LedAck,
+            Message::LedFrame(_) => MessageKind::LedFrame,
         }
     }
 
@@ -306,12 +328,15 @@ impl Message {
             Message::Scan(scan) => Scan::payload_len(scan.board_size()),
             Message::Ping(_) => Ping::PAYLOAD_LEN,
             Message::Pong(_) => Pong::PAYLOAD_LEN,
+            Message::LedAck(_) => LedAck::PAYLOAD_LEN,
+            Message::LedFrame(frame) => LedFrame::payload_len(frame.board_size()),
         }
     }
 
     /// Parses a payload of message `kind` (§5). Errors: [`DecodeError::UnknownKind`],
     /// [`DecodeError::BadLength`], [`DecodeError::BadBoardSize`],
-    /// [`DecodeError::BadAccepted`], [`DecodeError::BadPadding`]. Never panics.
+    /// [`DecodeError::BadAccepted`], [`DecodeError::BadPadding`], [`DecodeError::BadEffect`].
+    /// Never panics.
     pub fn parse(kind: u8, payload: &[u8]) -> Result<Message, DecodeError> {
         let kind = MessageKind::from_u8(kind).ok_or(DecodeError::UnknownKind(kind))?;
         Ok(match kind {
@@ -324,6 +349,8 @@ impl Message {
             MessageKind::Pong => Message::Pong(Pong {
                 nonce: u32::from_le_bytes(*fixed::<4>(kind, payload)?),
             }),
+            MessageKind::LedAck => Message::LedAck(LedAck::parse(fixed::<6>(kind, payload)?)),
+            MessageKind::LedFrame => Message::LedFrame(LedFrame::parse(payload)?),
         })
     }
 
@@ -335,6 +362,8 @@ impl Message {
             Message::Scan(m) => m.write(w),
             Message::Ping(m) => w.put(&m.nonce.to_le_bytes()),
             Message::Pong(m) => w.put(&m.nonce.to_le_bytes()),
+            Message::LedAck(m) => m.write(w),
+            Message::LedFrame(m) => m.write(w),
         }
     }
 }
@@ -360,6 +389,18 @@ impl From<Scan> for Message {
 impl From<Ping> for Message {
     fn from(m: Ping) -> Message {
         Message::Ping(m)
+    }
+}
+
+impl From<LedAck> for Message {
+    fn from(m: LedAck) -> Message {
+        Message::LedAck(m)
+    }
+}
+
+impl From<LedFrame> for Message {
+    fn from(m: LedFrame) -> Message {
+        Message::LedFrame(m)
     }
 }
 

@@ -13,3 +13,7 @@ pub const LINK_TIMEOUT_MS: u32 = 1000;
 
 /// The board's default scan rate: 50 scans per second, one every 20 ms (§8).
 pub const DEFAULT_SCAN_RATE_HZ: u8 = 50;
+
+/// The host sends an `LedFrame` again when no matching `LedAck` came within this long: 200 ms
+/// (version 2, §5.6, §8).
+pub const LED_RESEND_MS: u32 = 200;

@@ -86,3 +86,24 @@ for size in (9, 13, 19):
     n = (size * size + 3) // 4
     r = 2 + 15 + n + 4
     print(f"{size}x{size}: cells {n}, payload {15 + n}, raw {r}, wire max {r + (r + 253) // 254 + 1}")
+
+# Example 5 (version 2): LedFrame, seq 3, frame_id 1, 9x9 (PROTOCOL.md §5.6, §13).
+# Palette entry 1: amber (255, 140, 0) blinking with a 1 s period (effect 0x40 | 10 = 0x4A);
+# entry 2: blue (40, 80, 255) steady (0x00); entries 0 and 3..15 off.
+# C7 ("cc", index 20) shows entry 1, J1 ("ii", index 80) entry 2.
+palette = bytearray(64)
+palette[4:8] = bytes([255, 140, 0, 0x4A])
+palette[8:12] = bytes([40, 80, 255, 0x00])
+led_cells = bytearray((81 + 1) // 2)
+for index, entry in ((20, 1), (80, 2)):
+    led_cells[index // 2] |= entry << (4 * (index % 2))
+content = bytes([9]) + bytes(palette) + bytes(led_cells)
+raw, wire = frame(0x10, 3, struct.pack("<H", 1) + content)
+print("LedFrame raw :", hexs(raw), f"({len(raw)} bytes)")
+print("LedFrame wire:", hexs(wire), f"({len(wire)} bytes)")
+
+# Example 6 (version 2): LedAck, seq 9, for that frame: its id and the CRC-32C of its content.
+print("content crc :", f"{crc32c(content):#010x}")
+raw, wire = frame(0x06, 9, struct.pack("<HI", 1, crc32c(content)))
+print("LedAck raw  :", hexs(raw))
+print("LedAck wire :", hexs(wire))

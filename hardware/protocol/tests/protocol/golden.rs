@@ -2,8 +2,9 @@
 //! tests/golden/golden.py (bitwise CRC-32C, hand-written COBS); not copied from this crate.
 
 use smartgoban_protocol::{
-    crc32c, encode, BoardSize, Button, ButtonCounters, Cell, DecodeError, Frame, Hello,
-    PackedCells, Ping, Scan, Side, MAX_FRAME_LEN,
+    crc32c, encode, BoardSize, Button, ButtonCounters, Cell, DecodeError, Frame, Hello, LedAck,
+    LedCells, LedEffect, LedFrame, LedPaint, PackedCells, Ping, Scan, Side, MAX_FRAME_LEN,
+    PALETTE_LEN,
 };
 
 use crate::util::{decode_all, frames_out, Out};
@@ -32,7 +33,12 @@ fn crc32c_check_value() {
 #[test]
 fn example_1_hello() {
     check(
-        Frame::new(0, Hello::current()),
+        Frame::new(
+            0,
+            Hello {
+                protocol_version: 1,
+            },
+        ),
         "01 00 01 07 B2 4E 37",
         "02 01 06 01 07 B2 4E 37 00",
     );
@@ -89,7 +95,71 @@ fn example_4_garbage_then_hello() {
         decode_all(&hex("13 37 00 02 01 06 01 07 B2 4E 37 00")),
         [
             Out::Error(DecodeError::Cobs),
-            Out::Frame(Frame::new(0, Hello::current()))
+            Out::Frame(Frame::new(
+                0,
+                Hello {
+                    protocol_version: 1
+                }
+            ))
         ]
+    );
+}
+
+#[test]
+fn example_5_led_frame_9x9() {
+    // Palette 1: amber blinking once a second; palette 2: blue, steady. C7 ("cc", index 20)
+    // shows entry 1, J1 ("ii", index 80) entry 2 (PROTOCOL.md §5.6, §13).
+    let mut palette = [LedPaint::OFF; PALETTE_LEN];
+    palette[1] = LedPaint {
+        rgb: [255, 140, 0],
+        effect: LedEffect::Blink { period_ds: 10 },
+    };
+    palette[2] = LedPaint {
+        rgb: [40, 80, 255],
+        effect: LedEffect::Steady,
+    };
+    let mut cells = LedCells::new(BoardSize::NINE);
+    cells.set(20, 1);
+    cells.set(80, 2);
+    let led = LedFrame {
+        frame_id: 1,
+        palette,
+        cells,
+    };
+    let zeros = |n: usize| vec!["00"; n].join(" ");
+    let raw = format!(
+        "10 03 01 00 09 {} FF 8C 00 4A 28 50 FF 00 {} {} 01 {} 02 60 9C 61 8A",
+        zeros(4),
+        zeros(52),
+        zeros(10),
+        zeros(29)
+    );
+    let ones = |n: usize| vec!["01"; n].join(" ");
+    let wire = format!(
+        "04 10 03 01 02 09 01 01 01 03 FF 8C 05 4A 28 50 FF {} 02 {} 06 02 60 9C 61 8A 00",
+        ones(62),
+        ones(29)
+    );
+    check(Frame::new(3, led), &raw, &wire);
+    assert_eq!(led.content_crc(), 0x8390_3D77);
+    // What the LEDs show: C7 amber for the first half second, off for the second; J1 blue.
+    assert_eq!(led.color_at(20, 499), [255, 140, 0]);
+    assert_eq!(led.color_at(20, 500), [0, 0, 0]);
+    assert_eq!(led.color_at(80, 500), [40, 80, 255]);
+    assert_eq!(led.color_at(0, 0), [0, 0, 0]);
+}
+
+#[test]
+fn example_6_led_ack() {
+    check(
+        Frame::new(
+            9,
+            LedAck {
+                frame_id: 1,
+                content_crc: 0x8390_3D77,
+            },
+        ),
+        "06 09 01 00 77 3D 90 83 7B 7F 3C BD",
+        "04 06 09 01 09 77 3D 90 83 7B 7F 3C BD 00",
     );
 }

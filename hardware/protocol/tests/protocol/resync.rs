@@ -173,17 +173,17 @@ fn oversized_run_without_delimiter_swallows_one_frame() {
 
 #[test]
 fn later_versions_bigger_frames_fit() {
-    // §2.4: any raw frame of up to 509 bytes fits the 512-byte receive buffer, so a v1
+    // §2.4: any raw frame of up to 509 bytes fits the 512-byte receive buffer, so a
     // receiver reports a later version's big command as UnknownKind, not TooLong.
     use crate::roundtrip::{raw_frame, wire_of_raw};
     for payload_len in [200, 248, 249, 400, 503] {
         for fill in [0x00u8, 0xAB] {
-            let raw = raw_frame(0x10, 0, &vec![fill; payload_len]);
+            let raw = raw_frame(0x11, 0, &vec![fill; payload_len]);
             let bytes = wire_of_raw(&raw);
             assert!(bytes.len() - 1 <= DECODER_CAPACITY, "{payload_len}");
             assert_eq!(
                 decode_all(&bytes),
-                [Out::Error(DecodeError::UnknownKind(0x10))]
+                [Out::Error(DecodeError::UnknownKind(0x11))]
             );
         }
     }

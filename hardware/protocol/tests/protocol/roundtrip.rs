@@ -3,10 +3,13 @@
 use proptest::prelude::*;
 use smartgoban_protocol::{
     crc32c, encode, BoardSize, Cell, DecodeError, Direction, Frame, FrameDecoder, Message,
-    MessageKind, PackedCells, Scan, FIRST_RESERVED_KIND, MAX_FRAME_LEN, MAX_RAW_FRAME_LEN,
+    MessageKind, PackedCells, Scan, FIRST_RESERVED_KIND, MAX_BOARD_FRAME_LEN, MAX_FRAME_LEN,
+    MAX_RAW_FRAME_LEN,
 };
 
-use crate::util::{arb_frame, decode_all, frames_out, mixed_cells, sample_frames, wire, Out};
+use crate::util::{
+    arb_frame, decode_all, frames_out, mixed_cells, sample_frames, sample_led_frame, wire, Out,
+};
 
 /// A raw frame with a correct CRC around any kind and payload.
 pub fn raw_frame(kind: u8, seq: u8, payload: &[u8]) -> Vec<u8> {
@@ -22,7 +25,11 @@ pub fn raw_frame(kind: u8, seq: u8, payload: &[u8]) -> Vec<u8> {
 pub fn wire_of_raw(raw: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
     let mut block: Vec<u8> = Vec::new();
+    // A full 254-byte block (code 0xFF) carries no 0x00 after it; at the very end of the frame
+    // it needs no empty block after it either (PROTOCOL.md §2.1).
+    let mut full_block_last = false;
     for &byte in raw {
+        full_block_last = false;
         if byte == 0 {
             out.push(block.len() as u8 + 1);
             out.append(&mut block);
@@ -31,11 +38,14 @@ pub fn wire_of_raw(raw: &[u8]) -> Vec<u8> {
             if block.len() == 254 {
                 out.push(255);
                 out.append(&mut block);
+                full_block_last = true;
             }
         }
     }
-    out.push(block.len() as u8 + 1);
-    out.append(&mut block);
+    if !full_block_last {
+        out.push(block.len() as u8 + 1);
+        out.append(&mut block);
+    }
     out.push(0);
     out
 }
@@ -72,6 +82,18 @@ fn largest_frame_is_max_frame_len() {
         cells: mixed_cells(BoardSize::NINETEEN, 3),
     };
     let frame = Frame::new(0, scan);
+    let mut exact = [0u8; MAX_BOARD_FRAME_LEN];
+    assert_eq!(encode(&frame, &mut exact), Ok(MAX_BOARD_FRAME_LEN));
+    // The largest of all: a 19×19 LED frame with no 0x00 in it (COBS's worst case).
+    let mut led = sample_led_frame(BoardSize::NINETEEN, 1);
+    for paint in &mut led.palette {
+        paint.rgb = [1, 2, 3];
+    }
+    for i in 0..361 {
+        led.cells.set(i, 1 + (i % 15) as u8);
+    }
+    led.cells.set(360, 1);
+    let frame = Frame::new(1, led);
     assert_eq!(frame.raw_len(), MAX_RAW_FRAME_LEN);
     let mut exact = [0u8; MAX_FRAME_LEN];
     assert_eq!(encode(&frame, &mut exact), Ok(MAX_FRAME_LEN));
@@ -91,6 +113,8 @@ fn payload_lengths_match_the_spec() {
             Message::HelloAck(_) => 10,
             Message::Scan(s) => 15 + s.cells.as_bytes().len(),
             Message::Ping(_) | Message::Pong(_) => 4,
+            Message::LedAck(_) => 6,
+            Message::LedFrame(f) => 67 + f.cells.as_bytes().len(),
         };
         assert_eq!(frame.message.payload_len(), expected);
     }
@@ -99,10 +123,10 @@ fn payload_lengths_match_the_spec() {
 #[test]
 fn directions() {
     use MessageKind::*;
-    for kind in [Hello, Ping] {
+    for kind in [Hello, Ping, LedFrame] {
         assert_eq!(kind.direction(), Direction::HostToBoard);
     }
-    for kind in [HelloAck, Scan, Pong] {
+    for kind in [HelloAck, Scan, Pong, LedAck] {
         assert_eq!(kind.direction(), Direction::BoardToHost);
     }
     for kind in MessageKind::ALL {
@@ -125,7 +149,7 @@ fn point_order_is_sgf_order() {
 #[test]
 fn unknown_and_reserved_kinds_are_rejected() {
     for kind in 0..=u8::MAX {
-        let known = (1..=5).contains(&kind);
+        let known = (1..=6).contains(&kind) || kind == 0x10;
         let result = Message::parse(kind, &[0; 4]);
         if !known {
             assert_eq!(result, Err(DecodeError::UnknownKind(kind)));
@@ -233,6 +257,52 @@ fn payload_errors() {
                 expected: 4,
                 actual: 5,
             },
+        ),
+        (
+            0x06,
+            vec![0; 4],
+            BadLength {
+                kind: 6,
+                expected: 6,
+                actual: 4,
+            },
+        ),
+        (
+            0x10,
+            vec![0; 2],
+            BadLength {
+                kind: 0x10,
+                expected: 67,
+                actual: 2,
+            },
+        ),
+        (0x10, vec![0, 0, 7], BadBoardSize(7)),
+        (
+            0x10,
+            [&[0u8, 0, 9][..], &[0; 64], &[0; 40]].concat(),
+            BadLength {
+                kind: 0x10,
+                expected: 108,
+                actual: 107,
+            },
+        ),
+        // 9×9 has 81 points: the last byte's high nibble is padding.
+        (
+            0x10,
+            [&[0u8, 0, 9][..], &[0; 64], &[0; 40], &[0x10]].concat(),
+            BadPadding,
+        ),
+        // effect kind 3
+        (
+            0x10,
+            [&[0u8, 0, 9][..], &[9, 9, 9, 0xC1], &[0; 60], &[0; 41]].concat(),
+            BadEffect(0xC1),
+        ),
+        // a blink with period 0
+        (
+            0x10,
+            [&[0u8, 0, 13][..], &[0; 60], &[9, 9, 9, 0x40], &[0; 85]].concat(),
+            BadEffect(0x40),
         ),
     ];
     for (kind, payload, error) in cases {

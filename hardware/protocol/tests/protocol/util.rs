@@ -3,11 +3,13 @@
 use proptest::prelude::*;
 use smartgoban_protocol::{
     encode, BoardSize, ButtonCounters, Cell, DecodeError, Feed, Frame, FrameDecoder, Hello,
-    HelloAck, Message, PackedCells, Ping, Pong, Scan, DECODER_CAPACITY, MAX_FRAME_LEN,
+    HelloAck, LedAck, LedCells, LedEffect, LedFrame, LedPaint, Message, PackedCells, Ping, Pong,
+    Scan, DECODER_CAPACITY, MAX_FRAME_LEN, PALETTE_LEN,
 };
 
 /// What came out of a decoder, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[allow(clippy::large_enum_variant)]
 pub enum Out {
     Frame(Frame),
     Error(DecodeError),
@@ -127,7 +129,72 @@ pub fn sample_frames() -> Vec<Frame> {
     }
     frames.push(Frame::new(5, Ping { nonce: 0 }));
     frames.push(Frame::new(255, Pong { nonce: 0x0100_00FF }));
+    frames.push(Frame::new(
+        6,
+        LedAck {
+            frame_id: 0x0201,
+            content_crc: 0xCAFE_F00D,
+        },
+    ));
+    for (n, size) in BoardSize::ALL.into_iter().enumerate() {
+        frames.push(Frame::new(7 + n as u8, sample_led_frame(size, n)));
+    }
     frames
+}
+
+/// An LED frame of `size` with a deterministic palette and cells.
+pub fn sample_led_frame(size: BoardSize, salt: usize) -> LedFrame {
+    let mut palette = [LedPaint::OFF; PALETTE_LEN];
+    for (i, paint) in palette.iter_mut().enumerate().skip(1) {
+        *paint = LedPaint {
+            rgb: [(i * 16) as u8, (255 - i * 9) as u8, (i * 3 + salt) as u8],
+            effect: match i % 3 {
+                0 => LedEffect::Steady,
+                1 => LedEffect::Blink { period_ds: i as u8 },
+                _ => LedEffect::Breathe {
+                    period_ds: 63 - i as u8,
+                },
+            },
+        };
+    }
+    let mut cells = LedCells::new(size);
+    for i in 0..size.points() {
+        cells.set(i, ((i * 5 + salt) % 16) as u8);
+    }
+    LedFrame {
+        frame_id: salt as u16 * 1000,
+        palette,
+        cells,
+    }
+}
+
+pub fn arb_led_frame() -> impl Strategy<Value = LedFrame> {
+    let paint = (any::<[u8; 3]>(), 0u8..3, 1u8..64).prop_map(|(rgb, kind, period_ds)| LedPaint {
+        rgb,
+        effect: match kind {
+            0 => LedEffect::Steady,
+            1 => LedEffect::Blink { period_ds },
+            _ => LedEffect::Breathe { period_ds },
+        },
+    });
+    (
+        any::<u16>(),
+        prop::array::uniform16(paint),
+        arb_size().prop_flat_map(|size| {
+            prop::collection::vec(0u8..16, size.points()).prop_map(move |v| {
+                let mut cells = LedCells::new(size);
+                for (i, e) in v.into_iter().enumerate() {
+                    cells.set(i, e);
+                }
+                cells
+            })
+        }),
+    )
+        .prop_map(|(frame_id, palette, cells)| LedFrame {
+            frame_id,
+            palette,
+            cells,
+        })
 }
 
 pub fn arb_cell() -> impl Strategy<Value = Cell> {
@@ -178,6 +245,11 @@ pub fn arb_message() -> impl Strategy<Value = Message> {
         ),
         any::<u32>().prop_map(|nonce| Message::Ping(Ping { nonce })),
         any::<u32>().prop_map(|nonce| Message::Pong(Pong { nonce })),
+        (any::<u16>(), any::<u32>()).prop_map(|(frame_id, content_crc)| Message::LedAck(LedAck {
+            frame_id,
+            content_crc
+        })),
+        arb_led_frame().prop_map(Message::LedFrame),
     ]
 }
 
