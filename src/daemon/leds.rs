@@ -1,7 +1,7 @@
 //! The LEDs in the service: after every change the session's [`Scene`](crate::leds::Scene) is
 //! rendered; a new frame goes to the driver (the `mcu` driver's through the serial link), an
 //! animated one is redrawn every [`ANIMATION_MS`] on drivers that do not animate themselves,
-//! and a failed write is tried again on the next turn.
+//! and a failed write is tried again a second later.
 
 use serde::Serialize;
 
@@ -47,6 +47,9 @@ pub struct LedsSnapshot {
     pub settings: LedSettings,
 }
 
+/// How often a failed LED device is tried again, ms.
+const RETRY_MS: u64 = 1_000;
+
 pub(super) struct Leds {
     output: LedOutput,
     frame: Option<Frame>,
@@ -72,7 +75,9 @@ impl Leds {
         let due = !self.output.driver.animates_itself()
             && frame.animated()
             && now_ms >= self.last_draw_ms + ANIMATION_MS;
-        if changed || due || self.error.is_some() {
+        // A failed device is tried again once a second, not at every scan.
+        let retry = self.error.is_some() && now_ms >= self.last_draw_ms + RETRY_MS;
+        if changed || due || retry {
             self.last_draw_ms = now_ms;
             match self.output.driver.show(&frame, now_ms) {
                 Ok(()) => {
@@ -100,6 +105,9 @@ impl Leds {
     /// When the LEDs must be redrawn next, host ms (animated frames on drivers that do not
     /// animate themselves).
     pub(super) fn poll_timeout(&self) -> Option<u64> {
+        if self.error.is_some() {
+            return Some(self.last_draw_ms + RETRY_MS);
+        }
         let frame = self.frame.as_ref()?;
         (!self.output.driver.animates_itself() && frame.animated())
             .then_some(self.last_draw_ms + ANIMATION_MS)
@@ -127,5 +135,95 @@ impl Leds {
             error: self.error.clone(),
             settings: self.output.settings,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::devices::leds::LedError;
+    use crate::link::LinkConfig;
+    use crate::referee::GameSetup;
+    use crate::session::SessionConfig;
+    use std::sync::atomic::{AtomicU32, Ordering};
+    use std::sync::Arc;
+
+    /// Fails its first `fail` writes, counts them all.
+    struct Flaky {
+        fail: u32,
+        calls: Arc<AtomicU32>,
+    }
+
+    impl LedDriver for Flaky {
+        fn name(&self) -> &'static str {
+            "ws2812-spi"
+        }
+        fn show(&mut self, _: &Frame, _: u64) -> Result<(), LedError> {
+            let n = self.calls.fetch_add(1, Ordering::Relaxed);
+            if n < self.fail {
+                Err(LedError::Spi("bus gone".into()))
+            } else {
+                Ok(())
+            }
+        }
+    }
+
+    #[test]
+    fn a_failing_device_is_reported_and_tried_again_once_a_second() {
+        let calls = Arc::new(AtomicU32::new(0));
+        let mut leds = Leds::new(LedOutput {
+            driver: Box::new(Flaky {
+                fail: 2,
+                calls: calls.clone(),
+            }),
+            settings: LedSettings::default(),
+        });
+        let mut session = Session::new(SessionConfig::default(), &GameSetup::even(9)).unwrap();
+        // With the link up the idle frame is steady (it breathes while the link is lost).
+        session
+            .handle_input(
+                crate::session::Input::LinkUp(crate::session::LinkInfo {
+                    board_size: 9,
+                    firmware_version: 1,
+                    device_id: 1,
+                    scan_rate_hz: 50,
+                }),
+                0,
+            )
+            .unwrap();
+        let mut conn = Connection::new(LinkConfig::default());
+        leds.refresh(&session, &mut conn, 0);
+        let snap = leds.snapshot(&conn).unwrap();
+        assert_eq!(snap.delivery, "failed");
+        assert_eq!(snap.error.as_deref(), Some("SPI: bus gone"));
+        // The same frame, 50 scans later: not tried again before a second has passed.
+        for t in (20..1000).step_by(20) {
+            leds.refresh(&session, &mut conn, t);
+        }
+        assert_eq!(calls.load(Ordering::Relaxed), 1);
+        assert_eq!(leds.poll_timeout(), Some(1000));
+        leds.refresh(&session, &mut conn, 1000);
+        assert_eq!(calls.load(Ordering::Relaxed), 2);
+        leds.refresh(&session, &mut conn, 2000);
+        assert_eq!(calls.load(Ordering::Relaxed), 3);
+        let snap = leds.snapshot(&conn).unwrap();
+        assert_eq!((snap.delivery, snap.error), ("shown", None));
+        // Steady frame on a device that does not animate: nothing more to do.
+        leds.refresh(&session, &mut conn, 3000);
+        assert_eq!(calls.load(Ordering::Relaxed), 3);
+        assert_eq!(leds.poll_timeout(), None);
+        // The link goes: the star points breathe, redrawn every 40 ms.
+        session
+            .handle_input(
+                crate::session::Input::LinkDown {
+                    reason: "unplugged".into(),
+                },
+                3000,
+            )
+            .unwrap();
+        for t in (3000..=4000).step_by(20) {
+            leds.refresh(&session, &mut conn, t);
+        }
+        assert_eq!(calls.load(Ordering::Relaxed), 3 + 26);
     }
 }
