@@ -534,9 +534,9 @@ fn led_config(
             max_current_ma: int(
                 "leds.max_current_ma",
                 raw.max_current_ma,
-                0..=100_000,
+                100..=100_000,
                 2_000,
-                "use 0 to 100000 mA",
+                "use 100 to 100000 mA (below 100 mA the lights are too dim to guide anyone)",
             )? as u32,
             channel_ma: int(
                 "leds.channel_ma",
@@ -701,6 +701,7 @@ mod tests {
             ("[leds]\nfirst = \"middle\"", "leds.first"),
             ("[leds]\norder = \"spiral\"", "leds.order"),
             ("[leds]\nchannel_ma = 0", "leds.channel_ma"),
+            ("[leds]\nmax_current_ma = 1", "leds.max_current_ma"),
         ] {
             let e = Config::parse(text, Path::new("t.toml"))
                 .unwrap_err()

@@ -142,7 +142,10 @@ pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
         }
         let seen = daemon.shared().last_scan_counter();
         if let Some(r) = report {
-            if seen.is_some_and(|s| s >= r.last_scan_counter) {
+            // The service has read the board's last session (after an unplug the counter
+            // starts again from 0) up to its last scan.
+            let sessions = daemon.shared().snapshot().link.handshakes;
+            if sessions >= u64::from(r.sessions) && seen.is_some_and(|s| s >= r.last_scan_counter) {
                 break r;
             }
         }
@@ -165,6 +168,7 @@ pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
                     last_scan_counter: seen.unwrap_or(0),
                     scans: 0,
                     board_ms: 0,
+                    sessions: 0,
                 };
             }
         }
@@ -279,16 +283,11 @@ async fn print_progress(
                 Err(RecvError::Closed) => return,
             },
             _ = leds_tick.tick() => {
-                let shown = *board_leds.lock().unwrap_or_else(|e| e.into_inner());
-                // Routine captures being lifted are not worth a diagram: violations, a desync,
-                // the setup and the count are.
-                let snap = shared.snapshot();
-                let notable = !snap.state.violations.is_empty()
-                    || snap.state.phase != crate::event::Phase::Play;
-                printer.print_leds(shown, notable);
+                printer.print_leds(&board_leds, &shared);
             }
             _ = &mut stop => {
                 catch_up(&mut last, &mut printer);
+                printer.print_leds(&board_leds, &shared);
                 return;
             }
         }
@@ -311,11 +310,19 @@ struct Printer {
 impl Printer {
     /// Prints the frame the virtual board shows (as it reported it over the serial link) when
     /// it changed and shows guidance: stones to lift or put back, an illegal stone, the count.
-    fn print_leds(&mut self, shown: Option<smartgoban_protocol::LedFrame>, notable: bool) {
+    /// Routine captures being lifted are not worth a diagram: violations, a desync, the setup
+    /// and the count are.
+    fn print_leds(
+        &mut self,
+        board_leds: &std::sync::Mutex<Option<smartgoban_protocol::LedFrame>>,
+        shared: &crate::daemon::Shared,
+    ) {
+        let shown = *board_leds.lock().unwrap_or_else(|e| e.into_inner());
         let Some(frame) = shown else {
             return;
         };
-        if !notable {
+        let snap = shared.snapshot();
+        if snap.state.violations.is_empty() && snap.state.phase == crate::event::Phase::Play {
             return;
         }
         let content = (frame.palette, frame.cells);

@@ -1,10 +1,12 @@
 //! `smartgoban leds test`: walks the LEDs in chain order, one at a time, so the installer can
 //! check the corner of LED 0 and the wiring order (`[leds] first` and `order`).
 //!
-//! For each LED it prints `LED n → POINT` and lights that LED alone (dim white) for
-//! `--step-ms`. With the `sim` driver nothing is lit: it prints the walk and the map of LED
-//! numbers over the board. With `mcu` the frames go over the serial link to the board (points
-//! in SGF order; the firmware owns its wiring), each acknowledged before the next.
+//! For each LED it prints `LED n → POINT` and lights that LED alone (dim white, at least a
+//! visible level even with `brightness = 0`) for `--step-ms`. With the `sim` driver nothing is
+//! lit: it prints the walk and the map of LED numbers over the board. With `mcu` the frames go
+//! over the serial link to the board (points in SGF order on the board's own size; the
+//! firmware owns its wiring), each acknowledged before the next, and all LEDs go off at the
+//! end.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -15,7 +17,7 @@ use smartgoban_protocol::{BoardSize, LedCells, LedFrame, LedPaint, PALETTE_LEN};
 use crate::config::{Config, LedDriverKind, DEFAULT_CONFIG};
 use crate::devices::leds::{self, LedError};
 use crate::leds::{Frame, Layout, Role};
-use crate::link::{Connection, LedDelivery, LinkConfig};
+use crate::link::{Connection, LedDelivery, LinkConfig, LinkEvent};
 use crate::rules::Point;
 
 /// `smartgoban leds …`.
@@ -50,7 +52,7 @@ pub struct LedsTestArgs {
     /// serpentine-columns.
     #[arg(long)]
     pub order: Option<String>,
-    /// Points per side: 9, 13 or 19.
+    /// Points per side: 9, 13 or 19 (the SPI and sim drivers; the mcu walk takes the board's).
     #[arg(long, default_value_t = 19, value_parser = parse_size)]
     pub size: u8,
     /// How long each LED stays lit, ms.
@@ -184,6 +186,21 @@ pub async fn test(args: LedsTestArgs, out: &mut impl std::io::Write) -> Result<(
         let _ = writeln!(out, "{line}");
         let _ = out.flush();
     };
+    match config.leds.driver {
+        LedDriverKind::None => return Err(LedsTestError::NoDriver),
+        LedDriverKind::Mcu => {
+            let serial = args
+                .serial
+                .clone()
+                .or(config.serial.clone())
+                .ok_or(LedsTestError::NoSerial)?;
+            return mcu_walk(serial, brightness, step, out).await;
+        }
+        _ => {}
+    }
+    let Some(mut driver) = leds::from_config(&config.leds)? else {
+        return Err(LedsTestError::NoDriver);
+    };
     say(
         out,
         format!(
@@ -193,21 +210,6 @@ pub async fn test(args: LedsTestArgs, out: &mut impl std::io::Write) -> Result<(
             args.step_ms
         ),
     );
-    match config.leds.driver {
-        LedDriverKind::None => return Err(LedsTestError::NoDriver),
-        LedDriverKind::Mcu => {
-            let serial = args
-                .serial
-                .clone()
-                .or(config.serial.clone())
-                .ok_or(LedsTestError::NoSerial)?;
-            return mcu_walk(serial, size, brightness, step, out).await;
-        }
-        _ => {}
-    }
-    let Some(mut driver) = leds::from_config(&config.leds)? else {
-        return Err(LedsTestError::NoDriver);
-    };
     for led in 0..usize::from(size) * usize::from(size) {
         let Some(point) = layout.point(led, size) else {
             break;
@@ -230,10 +232,104 @@ pub async fn test(args: LedsTestArgs, out: &mut impl std::io::Write) -> Result<(
     Ok(())
 }
 
-/// The walk through the board's microcontroller: points in SGF order over the serial link.
+/// The serial link to the board for the walk: the port thread and the protocol state machine.
+struct McuLink {
+    port: crate::link::serial::SerialPort,
+    rx: tokio::sync::mpsc::Receiver<crate::link::serial::PortEvent>,
+    conn: Connection,
+    start: std::time::Instant,
+    serial: PathBuf,
+}
+
+impl McuLink {
+    fn now(&self) -> u64 {
+        self.start.elapsed().as_millis() as u64
+    }
+
+    /// Moves bytes both ways for up to 50 ms; returns the link's events. A port that cannot be
+    /// opened or fails is an error at once.
+    async fn turn(&mut self) -> Result<Vec<LinkEvent>, LedsTestError> {
+        use crate::link::serial::PortEvent;
+        while let Some(bytes) = self.conn.poll_transmit() {
+            self.port.write(bytes);
+        }
+        let ev = tokio::time::timeout(Duration::from_millis(50), self.rx.recv()).await;
+        let now = self.now();
+        match ev {
+            Ok(Some(PortEvent::Opened)) => self.conn.on_open(now),
+            Ok(Some(PortEvent::Bytes(b))) => self.conn.handle_bytes(&b, now),
+            Ok(Some(PortEvent::Closed(reason) | PortEvent::OpenFailed(reason))) => {
+                return Err(LedsTestError::Board(format!(
+                    "{}: {reason}",
+                    self.serial.display()
+                )))
+            }
+            Ok(None) | Err(_) => {}
+        }
+        self.conn.handle_timeout(self.now());
+        while let Some(bytes) = self.conn.poll_transmit() {
+            self.port.write(bytes);
+        }
+        Ok(std::iter::from_fn(|| self.conn.poll_event()).collect())
+    }
+
+    /// Waits for the handshake; returns the board's size.
+    async fn handshake(&mut self) -> Result<u8, LedsTestError> {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+        while tokio::time::Instant::now() < deadline {
+            for ev in self.turn().await? {
+                match ev {
+                    LinkEvent::Up(info) if self.conn.version().is_some_and(|v| v >= 2) => {
+                        return Ok(info.board_size)
+                    }
+                    LinkEvent::Up(_) => {
+                        return Err(LedsTestError::Board(
+                            "the board speaks protocol version 1: it has no LEDs".into(),
+                        ))
+                    }
+                    LinkEvent::Rejected { board_version } => {
+                        return Err(LedsTestError::Board(format!(
+                            "the board refused protocol version {} (its own is {board_version})",
+                            smartgoban_protocol::PROTOCOL_VERSION
+                        )))
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Err(LedsTestError::Board(format!(
+            "{} did not answer the handshake within 5 s",
+            self.serial.display()
+        )))
+    }
+
+    /// Sends `frame` and waits until the board acknowledges it with the right CRC.
+    async fn show(&mut self, frame: LedFrame) -> Result<(), LedsTestError> {
+        self.conn.set_leds(frame, self.now());
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+        while tokio::time::Instant::now() < deadline {
+            if let LedDelivery::Shown { .. } = self.conn.led_delivery() {
+                return Ok(());
+            }
+            for ev in self.turn().await? {
+                if let LinkEvent::Down { reason } = ev {
+                    return Err(LedsTestError::Board(format!(
+                        "the link went down: {reason}"
+                    )));
+                }
+            }
+        }
+        Err(LedsTestError::Board(format!(
+            "{} did not acknowledge the LED frame within 5 s",
+            self.serial.display()
+        )))
+    }
+}
+
+/// The walk through the board's microcontroller: every point in SGF order (the firmware maps
+/// points to its LEDs), each frame acknowledged before the next; all off at the end.
 async fn mcu_walk(
     serial: PathBuf,
-    size: u8,
     brightness: u8,
     step: Duration,
     out: &mut impl std::io::Write,
@@ -244,53 +340,37 @@ async fn mcu_walk(
             serial.display()
         )));
     }
-    let (tx, mut rx) = tokio::sync::mpsc::channel(64);
+    let (tx, rx) = tokio::sync::mpsc::channel(64);
     let port = crate::link::serial::SerialPort::spawn(serial.clone(), tx)
         .map_err(|e| LedsTestError::Board(format!("{}: {e}", serial.display())))?;
-    let mut conn = Connection::new(LinkConfig::default());
-    let start = std::time::Instant::now();
-    let now = || start.elapsed().as_millis() as u64;
-    let n = usize::from(size) * usize::from(size);
-    for index in 0..n {
+    let mut link = McuLink {
+        port,
+        rx,
+        conn: Connection::new(LinkConfig::default()),
+        start: std::time::Instant::now(),
+        serial,
+    };
+    let size = link.handshake().await?;
+    let _ = writeln!(
+        out,
+        "the board is {size}×{size}: points in SGF order (the firmware maps them to its LEDs)"
+    );
+    for index in 0..usize::from(size) * usize::from(size) {
         let point = Point::from_index(index, size);
         let _ = writeln!(out, "point {index:>3} → {}", point.to_gtp(size));
-        conn.set_leds(single_led_frame(size, point, brightness).leds, now());
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-        loop {
-            while let Some(bytes) = conn.poll_transmit() {
-                port.write(bytes);
-            }
-            match conn.led_delivery() {
-                LedDelivery::Shown { .. } => break,
-                LedDelivery::Unsupported => {
-                    return Err(LedsTestError::Board(
-                        "the board speaks protocol version 1: it has no LEDs".into(),
-                    ))
-                }
-                _ => {}
-            }
-            let ev = tokio::time::timeout_at(
-                deadline.min(tokio::time::Instant::now() + Duration::from_millis(50)),
-                rx.recv(),
-            )
-            .await;
-            match ev {
-                Ok(Some(crate::link::serial::PortEvent::Opened)) => conn.on_open(now()),
-                Ok(Some(crate::link::serial::PortEvent::Bytes(b))) => conn.handle_bytes(&b, now()),
-                Ok(Some(crate::link::serial::PortEvent::Closed(r))) => conn.on_close(&r),
-                Ok(Some(crate::link::serial::PortEvent::OpenFailed(_))) | Ok(None) | Err(_) => {}
-            }
-            while conn.poll_event().is_some() {}
-            conn.handle_timeout(now());
-            if tokio::time::Instant::now() >= deadline {
-                return Err(LedsTestError::Board(format!(
-                    "{} did not acknowledge the LED frame within 5 s",
-                    serial.display()
-                )));
-            }
-        }
+        let _ = out.flush();
+        link.show(single_led_frame(size, point, brightness).leds)
+            .await?;
         tokio::time::sleep(step).await;
     }
+    let board = BoardSize::new(size).unwrap_or(BoardSize::NINETEEN);
+    link.show(LedFrame {
+        frame_id: 0,
+        palette: [LedPaint::OFF; PALETTE_LEN],
+        cells: LedCells::new(board),
+    })
+    .await?;
+    let _ = writeln!(out, "done: every LED off");
     Ok(())
 }
 

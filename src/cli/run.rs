@@ -28,9 +28,6 @@ pub enum RunError {
     /// The clock hardware of `[clock]` could not be set up.
     #[error("clock hardware: {0}")]
     ClockHardware(String),
-    /// The LEDs of `[leds]` could not be set up.
-    #[error("LEDs: {0}")]
-    Leds(#[from] crate::devices::leds::LedError),
 }
 
 /// Runs the service until Ctrl-C or SIGTERM.
@@ -76,12 +73,7 @@ pub async fn run(args: RunArgs) -> Result<(), RunError> {
         data_dir: Some(config.data_dir.clone()),
         clock_hardware: crate::devices::on_the_pi(&config.clock)
             .map_err(RunError::ClockHardware)?,
-        leds: crate::devices::leds::from_config(&config.leds)?.map(|driver| {
-            crate::daemon::LedOutput {
-                driver,
-                settings: config.leds.settings,
-            }
-        }),
+        leds: led_output(&config.leds),
     })
     .await?;
     let addr = daemon
@@ -96,6 +88,23 @@ pub async fn run(args: RunArgs) -> Result<(), RunError> {
     wait_for_signal().await;
     daemon.shutdown().await?;
     Ok(())
+}
+
+/// The LEDs of `[leds]`. LEDs that cannot be set up do not stop the service: the error is
+/// logged and served by `GET /api/v1/leds` (`delivery: failed`).
+fn led_output(config: &crate::config::LedConfig) -> Option<crate::daemon::LedOutput> {
+    use crate::devices::leds::{driver_name, from_config, FailedLeds, LedDriver};
+    let driver: Box<dyn LedDriver> = match from_config(config) {
+        Ok(driver) => driver?,
+        Err(e) => {
+            tracing::error!("LEDs: {e}; the service runs without them");
+            Box::new(FailedLeds::new(driver_name(config.driver), e))
+        }
+    };
+    Some(crate::daemon::LedOutput {
+        driver,
+        settings: config.settings,
+    })
 }
 
 /// Waits for Ctrl-C or SIGTERM (systemd's stop), so shutdown runs and files are flushed.

@@ -36,9 +36,16 @@ pub struct LedsSnapshot {
     /// The driver (`mcu`, `ws2812-spi`, `apa102-spi`, `sim`).
     pub driver: &'static str,
     /// `shown` (written to the LEDs, or acknowledged by the board with the right CRC),
-    /// `pending` (sent, not yet acknowledged; or waiting for the link), `unsupported` (the
-    /// board speaks protocol version 1, without LEDs), `failed` (the driver failed: `error`).
+    /// `pending` (sent, not yet acknowledged; or waiting for the link), `unacknowledged` (sent
+    /// 10 times or more without the board acknowledging this frame with its CRC; still
+    /// re-sent), `wrong_size` (the board's grid is another size than the game's),
+    /// `unsupported` (the board speaks protocol version 1, without LEDs, or refused our
+    /// version), `failed` (the driver failed: `error`).
     pub delivery: &'static str,
+    /// LED frames the link sent again (`mcu`).
+    pub resends: u64,
+    /// Acknowledgements whose CRC differed from the frame sent (`mcu`).
+    pub mismatches: u64,
     /// The link's id of the frame (the `mcu` driver).
     pub frame_id: Option<u16>,
     /// The driver's last error, while it lasts.
@@ -55,6 +62,10 @@ pub(super) struct Leds {
     frame: Option<Frame>,
     error: Option<String>,
     last_draw_ms: u64,
+    /// The delivery last logged, so each change is logged once.
+    logged: &'static str,
+    /// The delivery last reported by [`Leds::delivery_changed`].
+    published: (&'static str, Option<u16>),
 }
 
 impl Leds {
@@ -64,6 +75,8 @@ impl Leds {
             frame: None,
             error: None,
             last_draw_ms: 0,
+            logged: "pending",
+            published: ("pending", None),
         }
     }
 
@@ -100,6 +113,50 @@ impl Leds {
         if changed {
             self.frame = Some(frame);
         }
+        let (delivery, _) = self.delivery(connection);
+        if delivery != self.logged {
+            match delivery {
+                "unacknowledged" => tracing::warn!(
+                    "the board does not acknowledge the LED frame (no answer, or another CRC: {} so far)",
+                    connection.stats().led_mismatches
+                ),
+                "wrong_size" => tracing::error!(
+                    "the board's grid is another size than the game's: no LED frames"
+                ),
+                "unsupported" => {
+                    tracing::warn!("the board has no LED frames (protocol version 1)")
+                }
+                _ => {}
+            }
+            self.logged = delivery;
+        }
+    }
+
+    /// Where the frame stands, and its link id.
+    fn delivery(&self, connection: &Connection) -> (&'static str, Option<u16>) {
+        if self.error.is_some() {
+            return ("failed", None);
+        }
+        if self.output.driver.name() != "mcu" {
+            return ("shown", None);
+        }
+        match connection.led_delivery() {
+            LedDelivery::Shown { frame_id } => ("shown", Some(frame_id)),
+            LedDelivery::Pending { frame_id } => ("pending", Some(frame_id)),
+            LedDelivery::Unacknowledged { frame_id, .. } => ("unacknowledged", Some(frame_id)),
+            LedDelivery::WrongSize { .. } => ("wrong_size", None),
+            LedDelivery::Unsupported => ("unsupported", None),
+            LedDelivery::Idle => ("pending", None),
+        }
+    }
+
+    /// Whether where the frame stands changed since the last call (so the snapshot says so
+    /// at once, not at the next periodic refresh).
+    pub(super) fn delivery_changed(&mut self, connection: &Connection) -> bool {
+        let now = self.delivery(connection);
+        let changed = now != self.published;
+        self.published = now;
+        changed
     }
 
     /// When the LEDs must be redrawn next, host ms (animated frames on drivers that do not
@@ -115,22 +172,13 @@ impl Leds {
 
     pub(super) fn snapshot(&self, connection: &Connection) -> Option<LedsSnapshot> {
         let frame = self.frame.as_ref()?;
-        let (delivery, frame_id) = if self.error.is_some() {
-            ("failed", None)
-        } else if self.output.driver.name() == "mcu" {
-            match connection.led_delivery() {
-                LedDelivery::Shown { frame_id } => ("shown", Some(frame_id)),
-                LedDelivery::Pending { frame_id } => ("pending", Some(frame_id)),
-                LedDelivery::Unsupported => ("unsupported", None),
-                LedDelivery::Idle => ("pending", None),
-            }
-        } else {
-            ("shown", None)
-        };
+        let (delivery, frame_id) = self.delivery(connection);
         Some(LedsSnapshot {
             view: LedView::of(frame),
             driver: self.output.driver.name(),
             delivery,
+            resends: connection.stats().led_resends,
+            mismatches: connection.stats().led_mismatches,
             frame_id,
             error: self.error.clone(),
             settings: self.output.settings,

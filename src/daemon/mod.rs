@@ -359,7 +359,7 @@ impl SessionTask {
                 }
             }
             changed |= self.pump()?;
-            self.refresh_leds();
+            changed |= self.refresh_leds();
             self.devices.refresh(self.session.clock_view().as_ref());
             if changed || last_snapshot.elapsed() >= REFRESH {
                 self.publish();
@@ -440,14 +440,18 @@ impl SessionTask {
     }
 
     /// Shows the session's LED frame; the `mcu` driver's frame goes out on the link at once.
-    fn refresh_leds(&mut self) {
+    /// Returns whether where the frame stands changed (shown, acknowledged…), so the snapshot
+    /// says so at once.
+    fn refresh_leds(&mut self) -> bool {
         let now = self.now_ms();
-        if let Some(leds) = &mut self.leds {
-            leds.refresh(&self.session, &mut self.connection, now);
-            while let Some(bytes) = self.connection.poll_transmit() {
-                self.port.write(bytes);
-            }
+        let Some(leds) = &mut self.leds else {
+            return false;
+        };
+        leds.refresh(&self.session, &mut self.connection, now);
+        while let Some(bytes) = self.connection.poll_transmit() {
+            self.port.write(bytes);
         }
+        leds.delivery_changed(&self.connection)
     }
 
     fn publish(&mut self) {

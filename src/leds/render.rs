@@ -60,7 +60,8 @@ impl Frame {
 
 /// Renders `scene` with `settings` (DESIGN.md `leds`).
 ///
-/// Each point takes the first mark on it; points with no mark show their star point, if any.
+/// Each point takes the first mark on it; points with no mark show their star point, if any
+/// and not [`covered`](Scene::covered) by a stone.
 /// The palette is [`Slot::paint`], scaled by [`LedSettings::brightness`], then scaled down as
 /// a whole when the frame's peak would draw more than [`LedSettings::max_current_ma`]
 /// ([`budget`]). Marks off the board are ignored.
@@ -100,8 +101,9 @@ pub fn render(scene: &Scene, settings: &LedSettings) -> Frame {
         roles[i] = Some(mark.role);
     }
     for (x, y) in star_points(board_size.get()) {
-        let i = Point::new(x, y).index(board_size.get());
-        if roles[i].is_none() {
+        let point = Point::new(x, y);
+        let i = point.index(board_size.get());
+        if roles[i].is_none() && !scene.covered.contains(&point) {
             slots[i] = Slot::Star;
             roles[i] = Some(Role::Star);
         }

@@ -82,6 +82,9 @@ pub struct Scene {
     /// The next stone to fix while rebuilding a disturbed or desynchronised board: lit
     /// brighter than the others (must also be marked `remove` or `restore`).
     pub next: Option<Point>,
+    /// Points with a stone on them: their star point stays dark (the light would be hidden
+    /// and draw current for nothing).
+    pub covered: Vec<Point>,
 }
 
 impl Scene {
@@ -92,6 +95,7 @@ impl Scene {
             link_up,
             marks: Vec::new(),
             next: None,
+            covered: Vec::new(),
         }
     }
 

@@ -93,8 +93,25 @@ pub struct LinkStats {
 pub enum LedDelivery {
     /// No frame asked for.
     Idle,
-    /// The board speaks version 1: it has no LED frames (PROTOCOL.md §11).
+    /// The board speaks version 1 (it has no LED frames, PROTOCOL.md §11), or refused our
+    /// version.
     Unsupported,
+    /// The board's grid is another size than the frame's: it would ignore the frame.
+    WrongSize {
+        /// The board's size from its `HelloAck`.
+        board: u8,
+        /// The frame's size.
+        frame: u8,
+    },
+    /// Sent [`UNACKNOWLEDGED_AFTER`] times or more without a matching acknowledgement (the
+    /// board does not answer, or answers with another CRC): still re-sent every
+    /// [`LinkConfig::led_resend_ms`].
+    Unacknowledged {
+        /// The frame's id.
+        frame_id: u16,
+        /// Times sent in this session.
+        sends: u32,
+    },
     /// Sent (or waiting for the link), not acknowledged yet.
     Pending {
         /// The frame's id.
@@ -107,6 +124,10 @@ pub enum LedDelivery {
     },
 }
 
+/// Sends of one frame without a matching acknowledgement after which
+/// [`Connection::led_delivery`] reports it [`LedDelivery::Unacknowledged`] (2 s at 200 ms).
+pub const UNACKNOWLEDGED_AFTER: u32 = 10;
+
 #[derive(Clone, Copy, Debug)]
 struct LedState {
     frame: LedFrame,
@@ -114,6 +135,8 @@ struct LedState {
     acked: bool,
     /// When the frame was last sent in this session, host ms.
     sent_ms: Option<u64>,
+    /// Times sent in this session without a matching acknowledgement.
+    sends: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -152,6 +175,8 @@ pub struct Connection {
     /// The version offered in the next `Hello`: ours, or the board's older one it told us.
     hello_version: u8,
     leds: Option<LedState>,
+    /// The board's grid size, from its last `HelloAck`.
+    board_size: Option<u8>,
 }
 
 impl Connection {
@@ -171,6 +196,7 @@ impl Connection {
             stats: LinkStats::default(),
             hello_version: PROTOCOL_VERSION,
             leds: None,
+            board_size: None,
         }
     }
 
@@ -205,21 +231,30 @@ impl Connection {
             frame,
             acked: false,
             sent_ms: None,
+            sends: 0,
         });
         self.send_leds(now_ms);
     }
 
     /// Where the last frame asked for stands.
     pub fn led_delivery(&self) -> LedDelivery {
-        match (&self.leds, self.state) {
-            (None, _) => LedDelivery::Idle,
-            (Some(_), State::Up { version: 1 }) => LedDelivery::Unsupported,
-            (Some(l), _) if l.acked => LedDelivery::Shown {
-                frame_id: l.frame.frame_id,
+        let Some(l) = &self.leds else {
+            return LedDelivery::Idle;
+        };
+        let frame_id = l.frame.frame_id;
+        let frame_size = l.frame.board_size().get();
+        match self.state {
+            State::Up { version: 1 } | State::Rejected => LedDelivery::Unsupported,
+            _ if self.board_size.is_some_and(|b| b != frame_size) => LedDelivery::WrongSize {
+                board: self.board_size.unwrap_or(0),
+                frame: frame_size,
             },
-            (Some(l), _) => LedDelivery::Pending {
-                frame_id: l.frame.frame_id,
+            _ if l.acked => LedDelivery::Shown { frame_id },
+            _ if l.sends >= UNACKNOWLEDGED_AFTER => LedDelivery::Unacknowledged {
+                frame_id,
+                sends: l.sends,
             },
+            _ => LedDelivery::Pending { frame_id },
         }
     }
 
@@ -230,16 +265,22 @@ impl Connection {
             return;
         }
         let resend_ms = self.config.led_resend_ms;
+        let board_size = self.board_size;
         let Some(leds) = &mut self.leds else {
             return;
         };
         if leds.acked || leds.sent_ms.is_some_and(|t| now_ms < t + resend_ms) {
             return;
         }
+        // The board ignores a frame of another size (PROTOCOL.md §5.6): do not flood it.
+        if board_size.is_some_and(|b| b != leds.frame.board_size().get()) {
+            return;
+        }
         if leds.sent_ms.is_some() {
             self.stats.led_resends += 1;
         }
         leds.sent_ms = Some(now_ms);
+        leds.sends = leds.sends.saturating_add(1);
         let frame = leds.frame;
         self.stats.led_frames_sent += 1;
         self.queue(Message::LedFrame(frame), now_ms);
@@ -254,14 +295,13 @@ impl Connection {
         }
         if ack.content_crc == leds.frame.content_crc() {
             leds.acked = true;
+            leds.sends = 0;
         } else {
+            // The board holds another frame than ours: send it again, but never faster than
+            // the re-send interval, however many wrong answers come (PROTOCOL.md §5.7).
             self.stats.led_mismatches += 1;
-            leds.sent_ms = None;
-            self.stats.led_resends += 1;
-            self.stats.led_frames_sent += 1;
-            let frame = leds.frame;
-            leds.sent_ms = Some(now_ms);
-            self.queue(Message::LedFrame(frame), now_ms);
+            leds.acked = false;
+            self.send_leds(now_ms);
         }
     }
 
@@ -341,6 +381,7 @@ impl Connection {
                 // Every accepted HelloAck starts a new session on the board, even one that
                 // answers a repeated Hello: the host restarts too (PROTOCOL.md §4).
                 if ack.accepted {
+                    self.board_size = Some(ack.board_size.get());
                     self.state = State::Up {
                         version: self.hello_version,
                     };
@@ -355,6 +396,7 @@ impl Connection {
                     if let Some(leds) = &mut self.leds {
                         leds.acked = false;
                         leds.sent_ms = None;
+                        leds.sends = 0;
                     }
                     self.send_leds(now_ms);
                 } else if ack.protocol_version >= MIN_PROTOCOL_VERSION
@@ -362,7 +404,14 @@ impl Connection {
                 {
                     // An older board: speak its version (no LED frames in version 1, §11).
                     self.hello_version = ack.protocol_version;
-                    self.send_hello(now_ms);
+                    if !self.is_up() {
+                        self.send_hello(now_ms);
+                    }
+                } else if ack.protocol_version == self.hello_version
+                    && self.hello_version < PROTOCOL_VERSION
+                {
+                    // The answer to one of our earlier Hellos of a higher version, crossing the
+                    // Hello in the board's version we already sent (§4): nothing new.
                 } else {
                     self.stats.version_mismatches += 1;
                     self.state = State::Rejected;
@@ -657,27 +706,30 @@ mod tests {
         assert_eq!(c.poll_timeout(), Some(201));
         c.handle_timeout(201);
         assert!(matches!(&sent(&mut c)[..], [Message::LedFrame(f)] if f.frame_id == 0));
-        // An answer with the wrong CRC: sent again at once.
+        // An answer with the wrong CRC: sent again, once the re-send interval has passed.
         let wrong = LedAck {
             frame_id: 0,
             content_crc: first.content_crc() ^ 1,
         };
         c.handle_bytes(&frame_bytes(1, Message::LedAck(wrong)), 250);
-        assert!(matches!(&sent(&mut c)[..], [Message::LedFrame(_)]));
+        assert!(sent(&mut c).is_empty());
         assert_eq!(c.stats().led_mismatches, 1);
+        assert_eq!(c.poll_timeout(), Some(401));
+        c.handle_timeout(401);
+        assert!(matches!(&sent(&mut c)[..], [Message::LedFrame(_)]));
         // The right answer: shown, nothing more to send.
         let right = LedAck {
             frame_id: 0,
             content_crc: first.content_crc(),
         };
-        c.handle_bytes(&frame_bytes(2, Message::LedAck(right)), 260);
+        c.handle_bytes(&frame_bytes(2, Message::LedAck(right)), 410);
         assert_eq!(c.led_delivery(), LedDelivery::Shown { frame_id: 0 });
-        c.handle_timeout(800);
+        c.handle_timeout(950);
         assert!(matches!(&sent(&mut c)[..], [Message::Ping(_)]));
         // The same content again: nothing; new content: the next id.
-        c.set_leds(led_frame(10), 810);
+        c.set_leds(led_frame(10), 960);
         assert!(sent(&mut c).is_empty());
-        c.set_leds(led_frame(11), 820);
+        c.set_leds(led_frame(11), 970);
         assert!(matches!(&sent(&mut c)[..], [Message::LedFrame(f)] if f.frame_id == 1));
         // A new session (the board restarted) shows nothing: the frame goes again.
         let second = led_frame(11);
@@ -721,5 +773,104 @@ mod tests {
         );
         let c2 = up(PROTOCOL_VERSION);
         assert_eq!(c2.version(), Some(PROTOCOL_VERSION));
+    }
+
+    #[test]
+    fn a_refusal_crossing_the_fallback_hello_is_not_a_mismatch() {
+        // The board holds our first two Hellos (version 2) and refuses both; the first
+        // refusal makes us speak version 1, the second must not reject the board.
+        let mut c = Connection::new(LinkConfig::default());
+        c.on_open(0);
+        c.handle_timeout(500);
+        sent(&mut c);
+        c.handle_bytes(&frame_bytes(0, ack(1, false)), 600);
+        assert!(matches!(&sent(&mut c)[..], [Message::Hello(h)] if h.protocol_version == 1));
+        c.handle_bytes(&frame_bytes(1, ack(1, false)), 601);
+        assert!(events(&mut c).is_empty());
+        assert_eq!(c.stats().version_mismatches, 0);
+        c.handle_bytes(&frame_bytes(2, ack(1, true)), 602);
+        assert!(matches!(events(&mut c)[..], [LinkEvent::Up(_)]));
+        assert_eq!(c.version(), Some(1));
+        // A late refusal while up changes nothing either.
+        c.handle_bytes(&frame_bytes(3, ack(1, false)), 603);
+        assert!(c.is_up());
+    }
+
+    #[test]
+    fn wrong_acknowledgements_never_make_the_host_send_faster_than_the_resend_interval() {
+        let mut c = up(PROTOCOL_VERSION);
+        c.set_leds(led_frame(7), 10);
+        let frame = match &sent(&mut c)[..] {
+            [Message::LedFrame(f)] => *f,
+            other => panic!("{other:?}"),
+        };
+        let wrong = |seq| {
+            frame_bytes(
+                seq,
+                Message::LedAck(LedAck {
+                    frame_id: frame.frame_id,
+                    content_crc: frame.content_crc() ^ 0xFF,
+                }),
+            )
+        };
+        // 50 wrong answers within 100 ms: nothing is sent before 200 ms have passed.
+        for k in 0..50u8 {
+            c.handle_bytes(&wrong(k + 1), 20 + u64::from(k) * 2);
+        }
+        assert!(sent(&mut c).is_empty());
+        assert_eq!(c.stats().led_mismatches, 50);
+        c.handle_timeout(210);
+        assert_eq!(sent(&mut c).len(), 1);
+        // A wrong answer after a right one: no longer shown, sent again in time.
+        c.handle_bytes(
+            &frame_bytes(
+                60,
+                Message::LedAck(LedAck {
+                    frame_id: frame.frame_id,
+                    content_crc: frame.content_crc(),
+                }),
+            ),
+            220,
+        );
+        assert_eq!(c.led_delivery(), LedDelivery::Shown { frame_id: 0 });
+        c.handle_bytes(&wrong(61), 230);
+        assert_eq!(c.led_delivery(), LedDelivery::Pending { frame_id: 0 });
+        assert!(sent(&mut c).is_empty());
+        c.handle_timeout(410);
+        assert_eq!(sent(&mut c).len(), 1);
+        // Never acknowledged: reported after 10 sends, still sent every 200 ms.
+        for t in (610..=2410).step_by(200) {
+            c.handle_bytes(&frame_bytes(70 + (t / 200) as u8, scan(0)), t);
+            c.handle_timeout(t);
+        }
+        assert!(matches!(
+            c.led_delivery(),
+            LedDelivery::Unacknowledged { frame_id: 0, sends } if sends >= UNACKNOWLEDGED_AFTER
+        ));
+        let resends = sent(&mut c)
+            .iter()
+            .filter(|m| matches!(m, Message::LedFrame(_)))
+            .count();
+        assert_eq!(resends, 10);
+    }
+
+    #[test]
+    fn a_frame_of_another_size_than_the_board_is_not_sent() {
+        let mut c = up(PROTOCOL_VERSION); // a 9×9 board
+        let mut big = led_frame(1);
+        big.cells = LedCells::new(BoardSize::NINETEEN);
+        c.set_leds(big, 10);
+        assert!(sent(&mut c).is_empty());
+        assert_eq!(
+            c.led_delivery(),
+            LedDelivery::WrongSize {
+                board: 9,
+                frame: 19
+            }
+        );
+        c.handle_timeout(1000);
+        assert!(!sent(&mut c)
+            .iter()
+            .any(|m| matches!(m, Message::LedFrame(_))));
     }
 }

@@ -22,12 +22,15 @@ impl Session {
     /// 5. at the count (and after a counted game): dead stones, each side's territory and the
     ///    shared points (G9, R21.2).
     ///
-    /// Star points with nothing on them stay dim, and breathe while the link is lost.
+    /// Star points with no stone and nothing else to show stay dim, and breathe while the link
+    /// is lost.
     pub fn led_scene(&self) -> Scene {
         let referee = &self.referee;
         let game = referee.game();
         let size = game.size();
         let mut scene = Scene::idle(size, self.link.is_some());
+        scene.covered = game.board().stones().map(|(p, _)| p).collect();
+        let sensed = self.sensed();
         let phase = referee.phase();
         let mut ordered: Option<BoardDiff> = None;
         // Points the open violations and the pending captures already account for.
@@ -62,7 +65,25 @@ impl Session {
                 }
                 _ => {}
             }
-            mark_fix(&mut scene, &v.fix);
+            // What the board already shows needs no light (a stone the fix would put back that
+            // is still there, a stone to lift already gone).
+            let fix = BoardDiff {
+                restore: v
+                    .fix
+                    .restore
+                    .iter()
+                    .copied()
+                    .filter(|&(p, c)| sensed.is_none_or(|g| g.get(p) != Some(c)))
+                    .collect(),
+                remove: v
+                    .fix
+                    .remove
+                    .iter()
+                    .copied()
+                    .filter(|&p| sensed.is_none_or(|g| g.get(p).is_some()))
+                    .collect(),
+            };
+            mark_fix(&mut scene, &fix);
         }
         let guidance = referee.guidance();
         if matches!(phase, Phase::Desync | Phase::Setup) && !guidance.is_empty() {

@@ -92,6 +92,9 @@ pub struct SimReport {
     pub scans: u64,
     /// Board time reached, ms.
     pub board_ms: u64,
+    /// Sessions the board accepted (`HelloAck`s with `accepted` = 1 sent): the host's
+    /// handshake count once it has read everything.
+    pub sessions: u32,
 }
 
 /// A running virtual board.
@@ -185,6 +188,7 @@ pub fn spawn(actions: Vec<TimedAction>, config: DeviceConfig) -> io::Result<SimH
         done_tx,
         session_version: None,
         leds: leds.clone(),
+        sessions: 0,
     };
     let thread = thread::Builder::new()
         .name("virtual-board".into())
@@ -279,6 +283,8 @@ struct Device {
     session_version: Option<u8>,
     /// The LED frame shown.
     leds: Arc<Mutex<Option<LedFrame>>>,
+    /// Sessions accepted so far.
+    sessions: u32,
 }
 
 impl Device {
@@ -330,6 +336,7 @@ impl Device {
                     last_scan_counter: self.scan_counter,
                     scans: self.scans,
                     board_ms,
+                    sessions: self.sessions,
                 });
                 // After the game the board stays on the table, scanning in real time.
                 speed = Speed::Factor(1.0);
@@ -368,6 +375,9 @@ impl Device {
                             let accepted = (MIN_PROTOCOL_VERSION..=self.config.protocol_version)
                                 .contains(&hello.protocol_version);
                             self.session_version = accepted.then_some(hello.protocol_version);
+                            self.sessions += u32::from(accepted);
+                            // A new session shows nothing until the host sends a frame (§5.6).
+                            *self.leds.lock().unwrap_or_else(|e| e.into_inner()) = None;
                             self.send(
                                 port,
                                 Message::HelloAck(HelloAck {

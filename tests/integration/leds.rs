@@ -885,3 +885,28 @@ fn the_frame_is_shown_again_after_the_board_is_unplugged() {
         rig.stop().await;
     });
 }
+
+/// A ko retaken at once without lifting the stone it would capture (R18.3, R20.1): the
+/// retaking stone is lit as illegal; the white stone still on D5 gets no "put back" light.
+#[test]
+fn a_ko_retaken_lights_the_illegal_stone_and_nothing_already_in_place() {
+    use crate::support::{rt, Rig};
+    use smartgoban::sim::{NoiseModel, Script, Source, Speed};
+    rt().block_on(async {
+        let script = Script::parse(
+            "size 9\nat 0 place B D4\nat 1000 place W E4\nat 2000 place B D6\n\
+             at 3000 place W E6\nat 4000 place B C5\nat 5000 place W F5\nat 6000 place B E5\n\
+             at 7000 place W D5\nat 7500 remove E5\nat 9000 place B E5\n",
+        )
+        .unwrap();
+        let rig = Rig::start(Source::Script(script), NoiseModel::Clean, 3, Speed::Max).await;
+        rig.wait_done().await;
+        let snap = rig.daemon.shared().snapshot();
+        let codes: Vec<&str> = snap.state.violations.iter().map(|v| v.code).collect();
+        assert_eq!(codes, ["ko_recapture"]);
+        let roles = &snap.leds.as_ref().unwrap().view.roles;
+        assert_eq!(roles.get("E5"), Some(&Role::Illegal));
+        assert_eq!(roles.get("D5"), None, "{roles:?}");
+        rig.stop().await;
+    });
+}

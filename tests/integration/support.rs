@@ -263,6 +263,7 @@ impl Rig {
             .shared()
             .last_scan_counter()
             .is_none_or(|c| c < report.last_scan_counter)
+            || self.daemon.shared().snapshot().link.handshakes < u64::from(report.sessions)
         {
             assert!(
                 std::time::Instant::now() < deadline,

@@ -102,6 +102,44 @@ pub fn from_config(
     })
 }
 
+/// LEDs that could not be set up (no SPI device, SPI not enabled): every write fails with the
+/// same error, so the service runs on — the referee does not need the lights — and
+/// `GET /api/v1/leds` says why (`delivery: failed`).
+#[derive(Debug)]
+pub struct FailedLeds {
+    name: &'static str,
+    error: LedError,
+}
+
+impl FailedLeds {
+    /// The driver `name` that failed with `error`.
+    pub fn new(name: &'static str, error: LedError) -> FailedLeds {
+        FailedLeds { name, error }
+    }
+}
+
+impl LedDriver for FailedLeds {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn show(&mut self, _: &Frame, _: u64) -> Result<(), LedError> {
+        Err(self.error.clone())
+    }
+}
+
+/// The config name of a driver kind.
+pub fn driver_name(kind: crate::config::LedDriverKind) -> &'static str {
+    use crate::config::LedDriverKind;
+    match kind {
+        LedDriverKind::Mcu => "mcu",
+        LedDriverKind::Ws2812Spi => "ws2812-spi",
+        LedDriverKind::Apa102Spi => "apa102-spi",
+        LedDriverKind::Sim => "sim",
+        LedDriverKind::None => "none",
+    }
+}
+
 /// How often the host redraws an animated frame on drivers that do not animate themselves, ms
 /// (25 frames a second).
 pub const ANIMATION_MS: u64 = 40;
