@@ -32,6 +32,11 @@
 //! voice_dir = "/usr/share/smartgoban/voice"                 # clips (assets/voice in the source)
 //! buzzer_pwm = 0                                            # PWM channel: beeps without sound
 //!
+//! [api]
+//! public_reads = true                                       # reads need no token (writes
+//!                                                           # always need the referee's token,
+//!                                                           # `smartgoban token`)
+//!
 //! [leds]                                                    # one LED under every point
 //! driver = "mcu"                                            # "mcu" (the board's controller),
 //!                                                           # "ws2812-spi", "apa102-spi", "sim"
@@ -84,6 +89,14 @@ struct RawConfig {
     clock: RawClock,
     #[serde(default)]
     leds: RawLeds,
+    #[serde(default)]
+    api: RawApi,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawApi {
+    public_reads: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -209,6 +222,8 @@ pub struct Config {
     pub clock: ClockHardwareConfig,
     /// The LEDs under the points.
     pub leds: LedConfig,
+    /// `[api] public_reads`: reads need no token (default true).
+    pub public_reads: bool,
     /// The game to start with (its time control in `setup.time`).
     pub setup: GameSetup,
 }
@@ -384,6 +399,7 @@ impl Config {
             time_up,
             clock,
             leds,
+            public_reads: raw.api.public_reads.unwrap_or(true),
             serial: raw.serial,
             http,
             data_dir: raw
@@ -584,6 +600,7 @@ fn unreachable_defaults() -> Config {
         time_up: TimeUp::Loss,
         clock: ClockHardwareConfig::default(),
         leds: LedConfig::default(),
+        public_reads: true,
         setup: GameSetup::even(19),
     }
 }

@@ -16,6 +16,15 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
+    if let Commands::Token(args) = &cli.command {
+        return match cli::token(args) {
+            Ok(token) => {
+                println!("{token}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(&e),
+        };
+    }
     if let Commands::Check(args) = &cli.command {
         let outcome = cli::check::run(args, &mut std::io::stdout(), &mut std::io::stderr());
         return ExitCode::from(outcome.exit_code() as u8);
@@ -33,7 +42,7 @@ fn main() -> ExitCode {
             Commands::Demo(args) => cli::demo::run(args).await.map(|_| ())?,
             Commands::Run(args) => cli::run::run(args).await?,
             Commands::Sim(args) => cli::sim::run(args).await?,
-            Commands::Check(_) => {}
+            Commands::Check(_) | Commands::Token(_) => {}
             Commands::Leds(args) => match args.command {
                 cli::leds::LedsCommand::Test(t) => {
                     cli::leds::test(t, &mut std::io::stdout()).await?

@@ -12,31 +12,115 @@
 //!
 //! Handlers only read the shared snapshot and event log; no lock is held across an `.await`.
 
+pub mod actions;
 mod events;
 pub mod server;
+pub mod token;
 
 use std::future::Future;
 use std::sync::Arc;
 
-use axum::extract::State;
-use axum::http::{header, StatusCode};
+use axum::extract::{DefaultBodyLimit, Query, Request, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::middleware::{self, Next};
 use axum::response::{Html, IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::{Json, Router};
+use serde::Deserialize;
 use tokio::net::TcpListener;
 
 use crate::daemon::Shared;
 
-/// The API's routes over the shared state.
+/// The API's routes over the shared state: reads (open on the local network unless
+/// `[api] public_reads = false`) and the referee's actions (bearer token).
 pub fn router(shared: Arc<Shared>) -> Router {
-    Router::new()
-        .route("/", get(index))
+    let reads = Router::new()
         .route("/api/v1/state", get(state))
+        .route("/api/v1/moves", get(moves))
         .route("/api/v1/game.sgf", get(game_sgf))
         .route("/api/v1/events", get(events::sse))
         .route("/api/v1/leds", get(leds))
+        .route_layer(middleware::from_fn_with_state(shared.clone(), may_read));
+    let writes = Router::new()
+        .route("/api/v1/games", post(actions::new_game))
+        .route("/api/v1/violations/{id}/resolve", post(actions::resolve))
+        .route("/api/v1/ambiguous/choose", post(actions::choose))
+        .route("/api/v1/moves/{number}/correct", post(actions::correct))
+        .route("/api/v1/warnings", post(actions::warn))
+        .route("/api/v1/clock/pause", post(actions::pause))
+        .route("/api/v1/clock/resume", post(actions::resume))
+        .route("/api/v1/clock/adjust", post(actions::adjust))
+        .route("/api/v1/result", post(actions::result))
+        .route("/api/v1/count", post(actions::count))
+        .route_layer(middleware::from_fn_with_state(
+            shared.clone(),
+            must_be_referee,
+        ))
+        .layer(DefaultBodyLimit::max(actions::BODY_LIMIT));
+    Router::new()
+        .route("/", get(index))
+        .merge(reads)
+        .merge(writes)
         .fallback(not_found)
         .with_state(shared)
+}
+
+/// Whether the request carries the referee's token (`Authorization: Bearer TOKEN`).
+pub(crate) fn is_referee(shared: &Shared, headers: &HeaderMap) -> bool {
+    let Some(token) = &shared.access.token else {
+        return false;
+    };
+    headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .is_some_and(|given| token::matches(token, given.trim()))
+}
+
+/// Writes need the token: 401 otherwise, before the body is read.
+async fn must_be_referee(State(shared): State<Arc<Shared>>, req: Request, next: Next) -> Response {
+    if is_referee(&shared, req.headers()) {
+        return next.run(req).await;
+    }
+    let why = if shared.access.token.is_none() {
+        "this service has no referee token: actions are disabled"
+    } else {
+        "send the referee's token: Authorization: Bearer TOKEN (smartgoban token shows it)"
+    };
+    let mut resp = error(StatusCode::UNAUTHORIZED, why);
+    resp.headers_mut().insert(
+        header::WWW_AUTHENTICATE,
+        header::HeaderValue::from_static("Bearer"),
+    );
+    resp
+}
+
+/// Reads are open unless `[api] public_reads = false`.
+async fn may_read(State(shared): State<Arc<Shared>>, req: Request, next: Next) -> Response {
+    if shared.access.public_reads {
+        return next.run(req).await;
+    }
+    must_be_referee(State(shared), req, next).await
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MovesQuery {
+    since: Option<u32>,
+}
+
+/// `GET moves?since=N`: the moves after move `N` (all without `since`).
+async fn moves(
+    State(shared): State<Arc<Shared>>,
+    query: Result<Query<MovesQuery>, axum::extract::rejection::QueryRejection>,
+) -> Response {
+    let since = match query {
+        Ok(Query(q)) => q.since.unwrap_or(0),
+        Err(e) => return error(StatusCode::BAD_REQUEST, e.body_text()),
+    };
+    let snap = shared.snapshot();
+    let from = (since as usize).min(snap.moves.len());
+    Json(&snap.moves[from..]).into_response()
 }
 
 /// Serves the API on `listener` until `shutdown` completes.

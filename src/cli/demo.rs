@@ -79,6 +79,10 @@ pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
         .tempdir()
         .map_err(DemoError::Sim)?;
     let link = workdir.path().join("board");
+    // The referee's token: kept with the records when there is a data dir, else for this run.
+    let token =
+        crate::api::token::load_or_create(args.data_dir.as_deref().unwrap_or(workdir.path()))
+            .map_err(|e| DemoError::Sim(std::io::Error::other(e.to_string())))?;
     let device = sim::start(&source, playing, link.clone(), 0x5167_0001).map_err(DemoError::Sim)?;
     let started = Instant::now();
     let daemon = Daemon::start(DaemonConfig {
@@ -103,6 +107,10 @@ pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
             driver: Box::new(crate::devices::leds::McuLeds::default()),
             settings: crate::leds::LedSettings::default(),
         }),
+        access: crate::daemon::ApiAccess {
+            token: Some(token.clone()),
+            public_reads: true,
+        },
     })
     .await?;
     let quiet = args.quiet;
@@ -122,6 +130,8 @@ pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
         println!("  live state:  http://{addr}/api/v1/state");
         println!("  record:      http://{addr}/api/v1/game.sgf");
         println!("  event feed:  http://{addr}/api/v1/events");
+        println!("  live page:   http://{addr}/");
+        println!("  referee token (Authorization: Bearer …): {token}");
     }
     let (stop_printer, printer_stop) = tokio::sync::oneshot::channel::<()>();
     let printer = (!quiet).then(|| {

@@ -43,6 +43,42 @@ pub enum Commands {
     Check(CheckArgs),
     /// The LEDs under the points: `leds test` walks them in chain order to check the wiring.
     Leds(leds::LedsArgs),
+    /// Prints the referee's API token (made at first start in the data directory, mode 0600).
+    Token(TokenArgs),
+}
+
+/// `smartgoban token`.
+#[derive(Debug, Clone, Args)]
+pub struct TokenArgs {
+    /// Config file (its `data_dir`); default /etc/smartgoban/smartgoban.toml if it exists.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Data directory instead of the config's.
+    #[arg(long, value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+}
+
+/// Prints the token of `args`' data directory (made if there is none).
+///
+/// # Errors
+/// The config file or the token file cannot be read or made.
+pub fn token(args: &TokenArgs) -> anyhow::Result<String> {
+    let dir = match &args.data_dir {
+        Some(d) => d.clone(),
+        None => {
+            let config = match &args.config {
+                Some(path) => crate::config::Config::load(path)?,
+                None if std::path::Path::new(crate::config::DEFAULT_CONFIG).exists() => {
+                    crate::config::Config::load(std::path::Path::new(
+                        crate::config::DEFAULT_CONFIG,
+                    ))?
+                }
+                None => crate::config::Config::defaults(),
+            };
+            config.data_dir
+        }
+    };
+    Ok(crate::api::token::load_or_create(&dir)?)
 }
 
 /// How the virtual board plays (shared by `demo` and `sim`).

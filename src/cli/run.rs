@@ -25,6 +25,9 @@ pub enum RunError {
     /// The service failed.
     #[error(transparent)]
     Daemon(#[from] DaemonError),
+    /// The API token could not be read or made.
+    #[error(transparent)]
+    Token(#[from] crate::api::token::TokenError),
     /// The clock hardware of `[clock]` could not be set up.
     #[error("clock hardware: {0}")]
     ClockHardware(String),
@@ -74,6 +77,10 @@ pub async fn run(args: RunArgs) -> Result<(), RunError> {
         clock_hardware: crate::devices::on_the_pi(&config.clock)
             .map_err(RunError::ClockHardware)?,
         leds: led_output(&config.leds),
+        access: crate::daemon::ApiAccess {
+            token: Some(crate::api::token::load_or_create(&config.data_dir)?),
+            public_reads: config.public_reads,
+        },
     })
     .await?;
     let addr = daemon

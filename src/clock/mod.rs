@@ -166,6 +166,20 @@ impl Clock {
         self.events.push_back(ClockEvent::Changed);
     }
 
+    /// The referee adjusts `color`'s main time by `delta_ms` (positive: time given, negative:
+    /// time taken; the main time cannot go below zero). A side already in overtime that is
+    /// given time is back in main time for it. Returns the new main time, ms.
+    pub fn adjust_main(&mut self, color: Color, delta_ms: i64) -> u64 {
+        let s = &mut self.sides[idx(color)];
+        s.main_ms = if delta_ms >= 0 {
+            s.main_ms.saturating_add(delta_ms.unsigned_abs())
+        } else {
+            s.main_ms.saturating_sub(delta_ms.unsigned_abs())
+        };
+        self.events.push_back(ClockEvent::Changed);
+        s.main_ms
+    }
+
     /// Thinking in the running side's current turn at `now_ms`, ms.
     pub fn thought_ms(&self, now_ms: u64) -> u64 {
         match self.running {

@@ -23,7 +23,7 @@ use crate::session::{Command, Input, Session, SessionConfig, SessionError};
 use clock_hw::ClockDevices;
 pub use clock_hw::ClockHardware;
 pub use leds::{LedOutput, LedsSnapshot};
-pub use shared::{EventLog, Shared, Snapshot};
+pub use shared::{ApiAccess, EventLog, Shared, Snapshot};
 
 /// Everything the daemon needs to run.
 #[derive(Debug)]
@@ -46,6 +46,8 @@ pub struct DaemonConfig {
     pub clock_hardware: ClockHardware,
     /// The LEDs under the points, if any.
     pub leds: Option<LedOutput>,
+    /// Who may read and write over HTTP.
+    pub access: ApiAccess,
 }
 
 /// Errors starting or running the daemon.
@@ -82,6 +84,7 @@ pub enum DaemonError {
 }
 
 type CommandReply = oneshot::Sender<Result<(), SessionError>>;
+use shared::CommandRequest;
 
 /// A running daemon.
 #[derive(Debug)]
@@ -134,11 +137,11 @@ impl Daemon {
             None,
             &Connection::new(config.link),
         )));
-        let shared = Arc::new(Shared::new(snapshot_rx));
+        let (commands, command_rx) = mpsc::channel::<CommandRequest>(16);
+        let shared = Arc::new(Shared::new(snapshot_rx, commands.clone(), config.access));
         let (port_tx, port_rx) = mpsc::channel(64);
         let port = SerialPort::spawn(config.serial.clone(), port_tx)
             .map_err(|e| DaemonError::Internal(format!("serial thread: {e}")))?;
-        let (commands, command_rx) = mpsc::channel(16);
         let (shutdown, shutdown_rx) = watch::channel(false);
         let task = SessionTask {
             session,
@@ -256,6 +259,7 @@ fn snapshot_of(session: &Session, link_error: Option<String>, connection: &Conne
     Snapshot {
         state: session.state(),
         sgf: session.record().to_sgf(),
+        moves: crate::session::move_views(session.record()),
         link: connection.stats(),
         session: session.stats(),
         link_error,

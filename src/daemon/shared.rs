@@ -4,11 +4,11 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use tokio::sync::{broadcast, watch};
+use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
 use crate::event::Event;
 use crate::link::LinkStats;
-use crate::session::{SessionStats, StateView};
+use crate::session::{Command, MoveView, SessionError, SessionStats, StateView};
 
 /// The state of the game at one moment, as the API serves it.
 #[derive(Clone, Debug)]
@@ -17,6 +17,8 @@ pub struct Snapshot {
     pub state: StateView,
     /// `GET /api/v1/game.sgf`: the record so far.
     pub sgf: String,
+    /// `GET /api/v1/moves`: every move of the record.
+    pub moves: Vec<MoveView>,
     /// Link counters.
     pub link: LinkStats,
     /// Session counters.
@@ -91,6 +93,18 @@ impl Default for EventLog {
     }
 }
 
+/// Who may do what over HTTP (`[api]` in the config file).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ApiAccess {
+    /// The referee's token (`Authorization: Bearer TOKEN`); without one, no writes.
+    pub token: Option<String>,
+    /// Reads (state, moves, records, feeds, LEDs) need no token.
+    pub public_reads: bool,
+}
+
+/// A command and where its outcome goes.
+pub type CommandRequest = (Command, oneshot::Sender<Result<(), SessionError>>);
+
 /// Handles shared between the session task and its readers.
 #[derive(Debug)]
 pub struct Shared {
@@ -98,17 +112,36 @@ pub struct Shared {
     pub snapshot: watch::Receiver<Arc<Snapshot>>,
     /// Every event.
     pub log: EventLog,
+    /// Who may read and write.
+    pub access: ApiAccess,
     /// Counter of the last scan the session took in, plus one (0 = none since the handshake).
     last_scan: AtomicU64,
+    commands: mpsc::Sender<CommandRequest>,
 }
 
 impl Shared {
-    pub(super) fn new(snapshot: watch::Receiver<Arc<Snapshot>>) -> Self {
+    pub(super) fn new(
+        snapshot: watch::Receiver<Arc<Snapshot>>,
+        commands: mpsc::Sender<CommandRequest>,
+        access: ApiAccess,
+    ) -> Self {
         Shared {
             snapshot,
             log: EventLog::new(),
+            access,
             last_scan: AtomicU64::new(0),
+            commands,
         }
+    }
+
+    /// Sends a command to the session and waits until it is applied (or refused).
+    ///
+    /// # Errors
+    /// The session refused it (nothing changed), or the session task is gone (`None`).
+    pub async fn command(&self, command: Command) -> Option<Result<(), SessionError>> {
+        let (tx, rx) = oneshot::channel();
+        self.commands.send((command, tx)).await.ok()?;
+        rx.await.ok()
     }
 
     /// The latest snapshot.

@@ -104,6 +104,14 @@ pub enum Command {
         /// A pass with a warning rather than the loss.
         pass: bool,
     },
+    /// The referee adjusts `color`'s main time by `delta_ms` (positive gives time, negative
+    /// takes it): a clock set wrong, a dispute settled.
+    AdjustTime {
+        /// The side.
+        color: Color,
+        /// Change of main time, ms.
+        delta_ms: i64,
+    },
     /// R22.1: `color` arrived `late_ms` late; twice that comes off its main time.
     LateArrival {
         /// The late player.

@@ -8,6 +8,7 @@
 
 mod input;
 mod lights;
+mod moves;
 mod state;
 mod timing;
 
@@ -19,6 +20,7 @@ use crate::referee::{CommandError, GameSetup, Observation, Referee, RefereeConfi
 use crate::rules::{Color, GameRecord};
 use crate::sensing::{Cell, Stabiliser, StabiliserConfig, StabiliserStats};
 pub use input::{ClockButton, Command, Input, LinkInfo};
+pub use moves::{move_views, MoveView};
 use smartgoban_protocol::{Button, ButtonCounters, Scan, Side};
 pub use state::{LinkView, StateView};
 
@@ -618,6 +620,13 @@ impl Session {
             }
             Command::LateArrival { color, late_ms } => match &mut self.clock {
                 Some(clock) => clock.deduct_lateness(color, late_ms),
+                None => return Err(CommandError::NoClock.into()),
+            },
+            Command::AdjustTime { color, delta_ms } => match &mut self.clock {
+                Some(clock) if !clock.is_expired(color) => {
+                    clock.adjust_main(color, delta_ms);
+                }
+                Some(_) => return Err(CommandError::WrongPhase("time expired").into()),
                 None => return Err(CommandError::NoClock.into()),
             },
         }

@@ -72,6 +72,7 @@ async fn run_one(path: PathBuf, index: u64) -> Outcome {
         data_dir: None,
         clock_hardware: Default::default(),
         leds: None,
+        access: Default::default(),
     })
     .await
     .unwrap();

@@ -1,5 +1,6 @@
 //! Integration tests: the product end to end (one test binary, shared helpers in `support`).
 
+mod actions;
 mod api;
 mod architecture;
 mod board;

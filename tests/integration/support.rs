@@ -7,6 +7,9 @@ use smartgoban::cli::{BoardArgs, DemoArgs};
 use smartgoban::rules::{check_record, Color, GameRecord, Point};
 use smartgoban::sim::{NoiseModel, Speed};
 
+/// The referee token of the test rig's service.
+pub const TEST_TOKEN: &str = "0123456789abcdef0123456789abcdef";
+
 /// The project root.
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -234,6 +237,10 @@ impl Rig {
                 driver: Box::new(smartgoban::devices::leds::McuLeds::default()),
                 settings: Default::default(),
             }),
+            access: smartgoban::daemon::ApiAccess {
+                token: Some(TEST_TOKEN.to_string()),
+                public_reads: true,
+            },
         })
         .await
         .unwrap();

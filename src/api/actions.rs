@@ -1,0 +1,384 @@
+//! The referee's and organiser's actions (`POST /api/v1/…`, bearer token): each one a session
+//! [`Command`], answered with the state after it.
+//!
+//! | route | body | command |
+//! |---|---|---|
+//! | `POST games` | [`NewGame`] | a new game |
+//! | `POST violations/{id}/resolve` | `{"ruling": "put_back" \| "accept"}` | settle a violation |
+//! | `POST ambiguous/choose` | `{"index": n}` | pick an explanation of an ambiguous board |
+//! | `POST moves/{number}/correct` | `{"point": "D4" \| null}` | correct a move (null: a pass) |
+//! | `POST warnings` | `{"color": "black", "reason": "…"}` | a warning (R24) |
+//! | `POST clock/pause`, `POST clock/resume` | none | pause or resume play and the clock |
+//! | `POST clock/adjust` | `{"color": "white", "delta_ms": 60000}` | give or take main time |
+//! | `POST result` | `{"decision": "black" \| "white" \| "draw" \| "both_lose" \| "replay" \| "no_result"}` | adjudicate |
+//! | `POST count` | `{"dead": ["D4", …] \| null}` | confirm the count (null: the proposal) |
+//!
+//! Errors: 401 without the right token, 400 for a body that is not JSON, 422 for JSON with
+//! wrong or missing values (unknown fields included), 404 for a violation or move that does
+//! not exist, 409 when the rules refuse the action (with the reason), 413 for a body over
+//! [`BODY_LIMIT`]. Nothing changes on any error.
+
+use std::sync::Arc;
+
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{FromRequest, Path, Request, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+
+use super::error;
+use crate::daemon::Shared;
+use crate::referee::{Adjudication, CommandError, GameSetup, Ruling};
+use crate::rules::{Color, Point};
+use crate::session::{Command, SessionError};
+
+/// Largest request body accepted, bytes (a new game's names and a list of dead stones fit
+/// many times over).
+pub const BODY_LIMIT: usize = 64 * 1024;
+
+/// A JSON body whose rejections are JSON errors: 400 (not JSON), 422 (wrong values), 413 (too
+/// big), 415 (not `application/json`).
+pub struct Body<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
+    type Rejection = Response;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        match Json::<T>::from_request(req, state).await {
+            Ok(Json(v)) => Ok(Body(v)),
+            Err(rejection) => {
+                let status = match &rejection {
+                    JsonRejection::JsonDataError(_) => StatusCode::UNPROCESSABLE_ENTITY,
+                    JsonRejection::JsonSyntaxError(_) => StatusCode::BAD_REQUEST,
+                    JsonRejection::MissingJsonContentType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                    other => other.status(),
+                };
+                Err(error(status, rejection.body_text()))
+            }
+        }
+    }
+}
+
+/// Sends `command` and answers 200 with `{"ok": true}`, or the error.
+async fn apply(shared: &Shared, command: Command) -> Response {
+    match shared.command(command).await {
+        Some(Ok(())) => Json(serde_json::json!({ "ok": true })).into_response(),
+        Some(Err(e)) => refused(e),
+        None => error(StatusCode::SERVICE_UNAVAILABLE, "the session is stopping"),
+    }
+}
+
+/// The status of a refused command: 404 for what does not exist, 422 for a bad value, 409
+/// when the rules or the game's state refuse it.
+fn refused(e: SessionError) -> Response {
+    let status = match &e {
+        SessionError::Command(CommandError::NoViolation(_) | CommandError::NoSuchMove(_)) => {
+            StatusCode::NOT_FOUND
+        }
+        SessionError::Command(CommandError::BadPoint(_)) | SessionError::Setup(_) => {
+            StatusCode::UNPROCESSABLE_ENTITY
+        }
+        SessionError::Command(_) => StatusCode::CONFLICT,
+    };
+    error(status, e.to_string())
+}
+
+/// A side: `"black"` or `"white"`.
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Side {
+    /// Black.
+    Black,
+    /// White.
+    White,
+}
+
+impl From<Side> for Color {
+    fn from(s: Side) -> Color {
+        match s {
+            Side::Black => Color::Black,
+            Side::White => Color::White,
+        }
+    }
+}
+
+/// `POST games`: a new game. Every field is optional.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewGame {
+    /// 9, 13 or 19 (default 19).
+    pub size: Option<u8>,
+    /// Komi in points (default 7.5).
+    pub komi: Option<f64>,
+    /// Free handicap stones, 0 or 2–9.
+    pub handicap: Option<u8>,
+    /// Black's name.
+    pub black: Option<String>,
+    /// White's name.
+    pub white: Option<String>,
+    /// Black's rank (`BR`).
+    pub black_rank: Option<String>,
+    /// White's rank (`WR`).
+    pub white_rank: Option<String>,
+    /// Event (`EV`).
+    pub event: Option<String>,
+    /// Round (`RO`).
+    pub round: Option<String>,
+    /// Time system, e.g. `main=60m cn=5x60s` (none: no clock).
+    pub time: Option<String>,
+}
+
+impl NewGame {
+    fn setup(self) -> Result<GameSetup, String> {
+        let size = self.size.unwrap_or(19);
+        if ![9, 13, 19].contains(&size) {
+            return Err(format!("size {size}: use 9, 13 or 19"));
+        }
+        let handicap = self.handicap.unwrap_or(0);
+        if handicap == 1 || handicap > 9 {
+            return Err(format!("handicap {handicap}: use 0 or 2 to 9 stones"));
+        }
+        let komi = self.komi.unwrap_or(7.5);
+        if !komi.is_finite() || komi.abs() > 1000.0 {
+            return Err(format!("komi {komi}: use a number of points"));
+        }
+        let mut setup = GameSetup::free_handicap(size, handicap);
+        setup.info.komi = Some(komi);
+        if let Some(t) = self
+            .time
+            .as_deref()
+            .filter(|t| !t.is_empty() && *t != "none")
+        {
+            let time: crate::clock::TimeSystem =
+                t.parse().map_err(|e| format!("time {t:?}: {e}"))?;
+            setup.info.time_limit = Some(time.sgf_tm());
+            setup.info.overtime = time.sgf_ot();
+            setup.time = Some(time);
+        }
+        for (field, value) in [
+            (&mut setup.info.black, self.black),
+            (&mut setup.info.white, self.white),
+            (&mut setup.info.black_rank, self.black_rank),
+            (&mut setup.info.white_rank, self.white_rank),
+            (&mut setup.info.event, self.event),
+            (&mut setup.info.round, self.round),
+        ] {
+            if value.as_ref().is_some_and(|v| v.chars().count() > 200) {
+                return Err("names and titles are limited to 200 characters".into());
+            }
+            *field = value;
+        }
+        Ok(setup)
+    }
+}
+
+pub(super) async fn new_game(
+    State(shared): State<Arc<Shared>>,
+    Body(body): Body<NewGame>,
+) -> Response {
+    match body.setup() {
+        Ok(setup) => apply(&shared, Command::NewGame(Box::new(setup))).await,
+        Err(why) => error(StatusCode::UNPROCESSABLE_ENTITY, why),
+    }
+}
+
+/// `POST violations/{id}/resolve`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Resolve {
+    /// `put_back` (the board as the record has it) or `accept` (the act stands as played).
+    pub ruling: RulingName,
+}
+
+/// A ruling's name.
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RulingName {
+    /// Put the board back.
+    PutBack,
+    /// Accept as played.
+    Accept,
+}
+
+pub(super) async fn resolve(
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<u32>,
+    Body(body): Body<Resolve>,
+) -> Response {
+    let ruling = match body.ruling {
+        RulingName::PutBack => Ruling::PutBack,
+        RulingName::Accept => Ruling::AcceptAsPlayed,
+    };
+    apply(&shared, Command::Resolve { id, ruling }).await
+}
+
+/// `POST ambiguous/choose`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Choose {
+    /// Index of the explanation in `GET state`'s `ambiguous`.
+    pub index: usize,
+}
+
+pub(super) async fn choose(
+    State(shared): State<Arc<Shared>>,
+    Body(body): Body<Choose>,
+) -> Response {
+    apply(&shared, Command::Choose(body.index)).await
+}
+
+/// `POST moves/{number}/correct`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Correct {
+    /// The right point (GTP), or null for a pass.
+    pub point: Option<String>,
+}
+
+pub(super) async fn correct(
+    State(shared): State<Arc<Shared>>,
+    Path(number): Path<u32>,
+    Body(body): Body<Correct>,
+) -> Response {
+    let size = shared.snapshot().state.size;
+    let point = match body.point.as_deref().map(|p| Point::from_gtp(p, size)) {
+        None => None,
+        Some(Ok(p)) => Some(p),
+        Some(Err(e)) => return error(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()),
+    };
+    apply(&shared, Command::CorrectMove { number, point }).await
+}
+
+/// `POST warnings`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Warn {
+    /// The warned side.
+    pub color: Side,
+    /// Why, for the record.
+    pub reason: String,
+}
+
+pub(super) async fn warn(State(shared): State<Arc<Shared>>, Body(body): Body<Warn>) -> Response {
+    if body.reason.trim().is_empty() || body.reason.chars().count() > 500 {
+        return error(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "reason: say why, in up to 500 characters",
+        );
+    }
+    apply(
+        &shared,
+        Command::Warn {
+            color: body.color.into(),
+            reason: body.reason,
+        },
+    )
+    .await
+}
+
+pub(super) async fn pause(State(shared): State<Arc<Shared>>) -> Response {
+    apply(&shared, Command::Pause).await
+}
+
+pub(super) async fn resume(State(shared): State<Arc<Shared>>) -> Response {
+    apply(&shared, Command::Resume).await
+}
+
+/// `POST clock/adjust`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Adjust {
+    /// The side whose clock changes.
+    pub color: Side,
+    /// Main time given (positive) or taken (negative), ms; at most 24 h either way.
+    pub delta_ms: i64,
+}
+
+pub(super) async fn adjust(
+    State(shared): State<Arc<Shared>>,
+    Body(body): Body<Adjust>,
+) -> Response {
+    if body.delta_ms.unsigned_abs() > 24 * 3600 * 1000 {
+        return error(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "delta_ms: at most 24 hours either way",
+        );
+    }
+    apply(
+        &shared,
+        Command::AdjustTime {
+            color: body.color.into(),
+            delta_ms: body.delta_ms,
+        },
+    )
+    .await
+}
+
+/// `POST result`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Decide {
+    /// The referee's decision.
+    pub decision: Decision,
+}
+
+/// A decision's name.
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    /// Black wins.
+    Black,
+    /// White wins.
+    White,
+    /// A draw.
+    Draw,
+    /// Both lose.
+    BothLose,
+    /// To be replayed.
+    Replay,
+    /// No result.
+    NoResult,
+}
+
+pub(super) async fn result(
+    State(shared): State<Arc<Shared>>,
+    Body(body): Body<Decide>,
+) -> Response {
+    let decision = match body.decision {
+        Decision::Black => Adjudication::Win(Color::Black),
+        Decision::White => Adjudication::Win(Color::White),
+        Decision::Draw => Adjudication::Draw,
+        Decision::BothLose => Adjudication::BothLose,
+        Decision::Replay => Adjudication::Replay,
+        Decision::NoResult => Adjudication::NoResult,
+    };
+    apply(&shared, Command::Adjudicate(decision)).await
+}
+
+/// `POST count`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Count {
+    /// The dead stones as agreed (GTP), or null for the proposal.
+    pub dead: Option<Vec<String>>,
+}
+
+pub(super) async fn count(State(shared): State<Arc<Shared>>, Body(body): Body<Count>) -> Response {
+    let size = shared.snapshot().state.size;
+    let dead = match body.dead {
+        None => None,
+        Some(points) => {
+            let mut out = Vec::with_capacity(points.len());
+            for p in &points {
+                match Point::from_gtp(p, size) {
+                    Ok(p) => out.push(p),
+                    Err(e) => return error(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()),
+                }
+            }
+            Some(out)
+        }
+    };
+    apply(&shared, Command::ConfirmCount(dead)).await
+}

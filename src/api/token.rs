@@ -1,0 +1,99 @@
+//! The referee's API token: created at first start in the data directory (`api-token`, mode
+//! 0600, 32 random bytes as 64 hex digits), shown by `smartgoban token`, required as
+//! `Authorization: Bearer TOKEN` by every `POST` (and by reads when they are not public).
+
+use std::io::Write;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use rand::RngCore;
+
+/// The token's file name in the data directory.
+pub const TOKEN_FILE: &str = "api-token";
+
+/// Why the token could not be read or made.
+#[derive(Debug, thiserror::Error)]
+#[error("API token {path}: {source}")]
+pub struct TokenError {
+    /// The file.
+    pub path: PathBuf,
+    /// Why.
+    pub source: std::io::Error,
+}
+
+/// The token in `dir/api-token`, made (mode 0600) if there is none. A file readable by others
+/// is made private again; an empty or malformed file is replaced.
+///
+/// # Errors
+/// The directory or the file cannot be created, read or written.
+pub fn load_or_create(dir: &Path) -> Result<String, TokenError> {
+    let path = dir.join(TOKEN_FILE);
+    let err = |source| TokenError {
+        path: path.clone(),
+        source,
+    };
+    std::fs::create_dir_all(dir).map_err(err)?;
+    if let Ok(text) = std::fs::read_to_string(&path) {
+        let token = text.trim().to_string();
+        if token.len() >= 32 && token.chars().all(|c| c.is_ascii_hexdigit()) {
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).map_err(err)?;
+            return Ok(token);
+        }
+    }
+    let mut bytes = [0u8; 32];
+    rand::rng().fill_bytes(&mut bytes);
+    let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let tmp = dir.join(format!("{TOKEN_FILE}.new"));
+    let _ = std::fs::remove_file(&tmp);
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&tmp)
+        .map_err(err)?;
+    file.write_all(format!("{token}\n").as_bytes())
+        .and_then(|_| file.sync_all())
+        .map_err(err)?;
+    std::fs::rename(&tmp, &path).map_err(err)?;
+    Ok(token)
+}
+
+/// Whether `given` equals `token`, comparing every byte (no early exit on the first
+/// difference, so response times do not tell how much of a guess was right).
+pub fn matches(token: &str, given: &str) -> bool {
+    let (a, b) = (token.as_bytes(), given.as_bytes());
+    let mut diff = a.len() ^ b.len();
+    for (i, x) in a.iter().enumerate() {
+        diff |= usize::from(x ^ b.get(i).copied().unwrap_or(0));
+    }
+    diff == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn made_once_private_and_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = load_or_create(dir.path()).unwrap();
+        assert_eq!(t.len(), 64);
+        let path = dir.path().join(TOKEN_FILE);
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        assert_eq!(load_or_create(dir.path()).unwrap(), t);
+        // Opened up by someone: private again, same token.
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        assert_eq!(load_or_create(dir.path()).unwrap(), t);
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        // A broken file is replaced.
+        std::fs::write(&path, "not a token").unwrap();
+        let t2 = load_or_create(dir.path()).unwrap();
+        assert_ne!(t2, t);
+        assert!(matches(&t2, &t2));
+        assert!(!matches(&t2, &t));
+        assert!(!matches(&t2, ""));
+        assert!(!matches(&t2, &t2[..63]));
+    }
+}

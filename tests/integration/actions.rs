@@ -1,0 +1,173 @@
+//! The referee's actions over HTTP (issue 6): the token, every error class (401, 400, 422,
+//! 404, 409, 413) with nothing changed, and the actions taking effect; `GET moves`.
+
+use serde_json::{json, Value};
+use smartgoban::sim::{NoiseModel, Script, Source, Speed};
+
+use crate::support::{rt, Rig, TEST_TOKEN};
+
+/// Black captures C3 with C2 and White replies at E5 before it is lifted: a missed capture
+/// (R18.2) stays open.
+const MISSED: &str = "size 9\n\
+    at 0 place B C4\nat 500 place W C3\nat 1000 place B B3\nat 1500 place W G7\n\
+    at 2000 place B D3\nat 2500 place W G6\nat 3000 place B C2\nat 4000 place W E5\n";
+
+async fn state(rig: &Rig) -> Value {
+    reqwest::get(rig.url("/api/v1/state"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
+#[test]
+fn actions_need_the_token_and_bad_requests_change_nothing() {
+    rt().block_on(async {
+        let rig = Rig::start(
+            Source::Script(Script::parse(MISSED).unwrap()),
+            NoiseModel::Clean,
+            1,
+            Speed::Max,
+        )
+        .await;
+        rig.wait_done().await;
+        let before = state(&rig).await;
+        let id = before["violations"][0]["id"].as_u64().unwrap();
+        assert_eq!(before["violations"][0]["code"], "missed_capture");
+        let client = reqwest::Client::new();
+        let resolve = rig.url(&format!("/api/v1/violations/{id}/resolve"));
+        let post = |url: &str, token: Option<&str>, body: &str| {
+            let mut req = client
+                .post(url)
+                .header("content-type", "application/json")
+                .body(body.to_string());
+            if let Some(t) = token {
+                req = req.bearer_auth(t);
+            }
+            req.send()
+        };
+        let cases: Vec<(String, Option<&str>, String, u16, &str)> = vec![
+            (resolve.clone(), None, r#"{"ruling":"put_back"}"#.into(), 401, "token"),
+            (resolve.clone(), Some("wrong"), r#"{"ruling":"put_back"}"#.into(), 401, "token"),
+            (resolve.clone(), Some(TEST_TOKEN), "{ruling".into(), 400, ""),
+            (resolve.clone(), Some(TEST_TOKEN), r#"{"ruling":"maybe"}"#.into(), 422, "ruling"),
+            (resolve.clone(), Some(TEST_TOKEN), r#"{"ruling":"put_back","x":1}"#.into(), 422, "x"),
+            (resolve.clone(), Some(TEST_TOKEN), "{}".into(), 422, "ruling"),
+            (
+                rig.url("/api/v1/violations/999/resolve"),
+                Some(TEST_TOKEN),
+                r#"{"ruling":"put_back"}"#.into(),
+                404,
+                "no open violation 999",
+            ),
+            (
+                rig.url("/api/v1/moves/99/correct"),
+                Some(TEST_TOKEN),
+                r#"{"point":"A1"}"#.into(),
+                404,
+                "no move 99",
+            ),
+            (
+                rig.url("/api/v1/moves/1/correct"),
+                Some(TEST_TOKEN),
+                r#"{"point":"Z99"}"#.into(),
+                422,
+                "Z99",
+            ),
+            (
+                rig.url("/api/v1/clock/adjust"),
+                Some(TEST_TOKEN),
+                r#"{"color":"black","delta_ms":60000}"#.into(),
+                409,
+                "no clock",
+            ),
+            (
+                rig.url("/api/v1/clock/resume"),
+                Some(TEST_TOKEN),
+                "".into(),
+                409,
+                "phase",
+            ),
+            (
+                rig.url("/api/v1/warnings"),
+                Some(TEST_TOKEN),
+                r#"{"color":"green","reason":"x"}"#.into(),
+                422,
+                "green",
+            ),
+            (
+                rig.url("/api/v1/games"),
+                Some(TEST_TOKEN),
+                r#"{"size":10}"#.into(),
+                422,
+                "size 10",
+            ),
+            (
+                rig.url("/api/v1/games"),
+                Some(TEST_TOKEN),
+                format!(r#"{{"black":"{}"}}"#, "x".repeat(70_000)),
+                413,
+                "",
+            ),
+        ];
+        for (url, token, body, status, words) in cases {
+            let resp = post(&url, token, &body).await.unwrap();
+            let code = resp.status().as_u16();
+            let text = resp.text().await.unwrap();
+            assert_eq!(code, status, "{url} {body:.60}: {text}");
+            assert!(
+                text.to_lowercase().contains(&words.to_lowercase()),
+                "{url}: {text}"
+            );
+            if code != 413 {
+                let v: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+                assert!(v["error"].is_string(), "a JSON error: {text}");
+            }
+        }
+        // Nothing changed.
+        let after = state(&rig).await;
+        assert_eq!(after["violations"], before["violations"]);
+        assert_eq!(after["warnings"], before["warnings"]);
+        assert_eq!(after["move_number"], before["move_number"]);
+        // GET moves, all and since.
+        let moves: Value = reqwest::get(rig.url("/api/v1/moves")).await.unwrap().json().await.unwrap();
+        assert_eq!(moves.as_array().unwrap().len(), 8);
+        assert_eq!(moves[6]["point"], "C2");
+        assert_eq!(moves[6]["sgf"], "ch");
+        assert_eq!(moves[6]["captures"], json!(["C3"]));
+        assert_eq!(moves[6]["color"], "black");
+        let since: Value = reqwest::get(rig.url("/api/v1/moves?since=6")).await.unwrap().json().await.unwrap();
+        assert_eq!(since.as_array().unwrap().len(), 2);
+        assert_eq!(since[0]["number"], 7);
+        let bad = reqwest::get(rig.url("/api/v1/moves?since=x")).await.unwrap();
+        assert_eq!(bad.status().as_u16(), 400);
+        // Now the right actions.
+        let resp = post(&rig.url("/api/v1/warnings"), Some(TEST_TOKEN), r#"{"color":"white","reason":"talking"}"#)
+            .await
+            .unwrap();
+        assert_eq!(resp.status().as_u16(), 200, "{}", resp.text().await.unwrap());
+        let resp = post(&resolve, Some(TEST_TOKEN), r#"{"ruling":"accept"}"#).await.unwrap();
+        let status = resp.status().as_u16();
+        let text = resp.text().await.unwrap();
+        assert!(status == 200 || status == 409, "{status} {text}");
+        let s = state(&rig).await;
+        assert_eq!(s["warnings"]["white"].as_u64(), Some(before["warnings"]["white"].as_u64().unwrap() + 1));
+        let resp = post(
+            &rig.url("/api/v1/games"),
+            Some(TEST_TOKEN),
+            r#"{"size":13,"black":"Ke Jie","white":"Shin Jinseo","komi":7.5,"event":"Test \"Cup\" ]\\","round":"1"}"#,
+        )
+        .await
+        .unwrap();
+        assert_eq!(resp.status().as_u16(), 200, "{}", resp.text().await.unwrap());
+        let s = state(&rig).await;
+        assert_eq!(s["size"], 13);
+        assert_eq!(s["move_number"], 0);
+        assert_eq!(s["game"]["black"], "Ke Jie");
+        let sgf = reqwest::get(rig.url("/api/v1/game.sgf")).await.unwrap().text().await.unwrap();
+        assert!(sgf.contains("PB[Ke Jie]"), "{sgf}");
+        assert!(sgf.contains(r#"EV[Test "Cup" \]\\]"#), "escaped: {sgf}");
+        rig.stop().await;
+    });
+}
