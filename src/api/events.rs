@@ -1,19 +1,56 @@
-//! `GET /api/v1/events`: the resumable Server-Sent Events feed.
+//! The live feeds: `GET /api/v1/events` (Server-Sent Events) and `GET /api/v1/ws`
+//! (WebSocket), the same events in the same order with the same ids.
+//!
+//! Both resume: a client that comes back with `Last-Event-ID: N` (SSE) or `?since=N` (both)
+//! first gets every event after `N`, in order, then the live ones. When `N` is older than the
+//! events the service keeps, or from another run, it first gets one `snapshot` event — `{"seq",
+//! "kind": "snapshot", "state", "moves"}`, the state and the moves as of event `seq` — and then
+//! every event after it. Corrected and taken-back moves are events of their own
+//! (`move_corrected`, `move_undone`), so a client that replays the feed ends with the board of
+//! `GET /api/v1/state`.
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use futures_util::stream::{self, Stream};
+use futures_util::stream::{self, Stream, StreamExt};
 use tokio::sync::broadcast::{self, error::RecvError};
 
-use crate::daemon::{EventLog, Shared};
+use crate::daemon::Shared;
 use crate::event::Event;
+
+/// One message of a feed: its id and its JSON text.
+#[derive(Clone, Debug)]
+pub(super) struct Item {
+    pub seq: u64,
+    pub json: String,
+}
+
+/// `since=N` from a query string: `Ok(None)` when absent, an error message when not a number.
+fn since_param(query: Option<&str>) -> Result<Option<u64>, String> {
+    let mut since = None;
+    for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        if key != "since" {
+            continue;
+        }
+        match value.parse::<u64>() {
+            Ok(n) => since = Some(n),
+            Err(_) => {
+                return Err(format!(
+                    "since={value:?}: use the seq of the last event received (a whole number)"
+                ))
+            }
+        }
+    }
+    Ok(since)
+}
 
 /// `GET /api/v1/events[?since=N]`, header `Last-Event-ID: N`: every event after `N`, then
 /// the live ones. A `Last-Event-ID` that is not a number is ignored (browsers send what they
@@ -23,37 +60,58 @@ pub(super) async fn sse(
     RawQuery(query): RawQuery,
     headers: HeaderMap,
 ) -> Response {
-    let mut since = None;
-    for pair in query
-        .as_deref()
-        .unwrap_or("")
-        .split('&')
-        .filter(|p| !p.is_empty())
-    {
-        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-        if key != "since" {
-            continue;
-        }
-        match value.parse::<u64>() {
-            Ok(n) => since = Some(n),
-            Err(_) => {
-                return super::error(
-                    StatusCode::BAD_REQUEST,
-                    format!(
-                        "since={value:?}: use the seq of the last event received (a whole number)"
-                    ),
-                )
-            }
-        }
-    }
+    let since = match since_param(query.as_deref()) {
+        Ok(s) => s,
+        Err(why) => return super::error(StatusCode::BAD_REQUEST, why),
+    };
     let last_id = headers
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<u64>().ok());
     let after = last_id.or(since).unwrap_or(0);
-    Sse::new(feed(shared, after))
+    let stream = feed(shared, after).map(|item| {
+        Ok::<_, Infallible>(SseEvent::default().id(item.seq.to_string()).data(item.json))
+    });
+    Sse::new(stream)
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
         .into_response()
+}
+
+/// `GET /api/v1/ws[?since=N]`: the same feed over a WebSocket, one event per text message.
+/// Messages from the client are ignored (pings are answered by the library).
+pub(super) async fn ws(
+    State(shared): State<Arc<Shared>>,
+    RawQuery(query): RawQuery,
+    upgrade: WebSocketUpgrade,
+) -> Response {
+    let after = match since_param(query.as_deref()) {
+        Ok(s) => s.unwrap_or(0),
+        Err(why) => return super::error(StatusCode::BAD_REQUEST, why),
+    };
+    upgrade
+        .max_message_size(64 * 1024)
+        .on_upgrade(move |socket| follow(socket, shared, after))
+        .into_response()
+}
+
+async fn follow(mut socket: WebSocket, shared: Arc<Shared>, after: u64) {
+    let mut items = std::pin::pin!(feed(shared, after));
+    loop {
+        tokio::select! {
+            item = items.next() => match item {
+                Some(item) => {
+                    if socket.send(Message::Text(item.json.into())).await.is_err() {
+                        return;
+                    }
+                }
+                None => return,
+            },
+            incoming = socket.recv() => match incoming {
+                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
+                Some(Ok(_)) => {}
+            },
+        }
+    }
 }
 
 struct Feed {
@@ -61,45 +119,61 @@ struct Feed {
     live: broadcast::Receiver<Arc<Event>>,
     backlog: VecDeque<Arc<Event>>,
     last_sent: u64,
+    snapshot: Option<Item>,
 }
 
-/// Every event after `after`, then the live ones, each exactly once and in order. Subscribes
-/// before reading the backlog so nothing falls between the two; if a slow client lags behind
-/// the broadcast buffer, it is refilled from the log.
-fn feed(shared: Arc<Shared>, after: u64) -> impl Stream<Item = Result<SseEvent, Infallible>> {
+/// Every event after `after` (after a snapshot when those are no longer kept), then the live
+/// ones, each exactly once and in order. Subscribes before reading the backlog so nothing falls
+/// between the two; if a slow client lags behind the broadcast buffer, it is refilled from the
+/// log.
+pub(super) fn feed(shared: Arc<Shared>, after: u64) -> impl Stream<Item = Item> {
     let live = shared.log.subscribe();
+    let (snapshot, after) = if shared.log.lost_since(after) {
+        let snap = shared.snapshot();
+        let body = serde_json::json!({
+            "seq": snap.last_seq,
+            "kind": "snapshot",
+            "state": snap.state,
+            "moves": snap.moves,
+        });
+        (
+            Some(Item {
+                seq: snap.last_seq,
+                json: body.to_string(),
+            }),
+            snap.last_seq,
+        )
+    } else {
+        (None, after)
+    };
     let backlog = shared.log.since(after).into();
     let state = Feed {
         shared,
         live,
         backlog,
         last_sent: after,
+        snapshot,
     };
     stream::unfold(state, |mut st| async move {
+        if let Some(item) = st.snapshot.take() {
+            return Some((item, st));
+        }
         loop {
             if let Some(ev) = st.backlog.pop_front() {
                 if ev.seq <= st.last_sent {
                     continue;
                 }
                 st.last_sent = ev.seq;
-                return Some((Ok(to_sse(&ev)), st));
+                let json = serde_json::to_string(&*ev).unwrap_or_else(|_| "{}".to_string());
+                return Some((Item { seq: ev.seq, json }, st));
             }
             match st.live.recv().await {
                 Ok(ev) => st.backlog.push_back(ev),
                 Err(RecvError::Lagged(_)) => {
-                    st.backlog = refill(&st.shared.log, st.last_sent);
+                    st.backlog = st.shared.log.since(st.last_sent).into();
                 }
                 Err(RecvError::Closed) => return None,
             }
         }
     })
-}
-
-fn refill(log: &EventLog, after: u64) -> VecDeque<Arc<Event>> {
-    log.since(after).into()
-}
-
-fn to_sse(ev: &Event) -> SseEvent {
-    let data = serde_json::to_string(ev).unwrap_or_else(|_| "{}".to_string());
-    SseEvent::default().id(ev.seq.to_string()).data(data)
 }

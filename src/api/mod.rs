@@ -4,7 +4,10 @@
 //! * `GET /api/v1/game.sgf` — the record so far, valid SGF at every moment.
 //! * `GET /api/v1/events` — Server-Sent Events: one DESIGN.md event per message, `id:` = `seq`.
 //!   Resumable: a client that reconnects with `Last-Event-ID` (or `?since=N`) first gets every
-//!   event after that id, in order, then the live feed.
+//!   event after that id, in order, then the live feed; a snapshot first when that id is too old.
+//! * `GET /api/v1/ws` — the same feed over a WebSocket (`?since=N`).
+//! * `GET /api/v1/moves[?since=N]` — the record's moves with captures, clock and comments.
+//! * `POST …` — the referee's actions with the bearer token ([`actions`]).
 //! * `GET /api/v1/leds` — the LED frame being shown: each lit point's role, every point's
 //!   colour, the palette with its effects, the driver and whether the LEDs show it
 //!   ([`crate::daemon::LedsSnapshot`]); 404 when the service drives no LEDs.
@@ -39,6 +42,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/api/v1/moves", get(moves))
         .route("/api/v1/game.sgf", get(game_sgf))
         .route("/api/v1/events", get(events::sse))
+        .route("/api/v1/ws", get(events::ws))
         .route("/api/v1/leds", get(leds))
         .route_layer(middleware::from_fn_with_state(shared.clone(), may_read));
     let writes = Router::new()

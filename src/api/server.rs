@@ -69,7 +69,9 @@ pub async fn serve(
                 .timer(TokioTimer::new())
                 .header_read_timeout(HEADER_TIMEOUT)
                 .keep_alive(true);
-            let conn = builder.serve_connection(TokioIo::new(stream), service);
+            let conn = builder
+                .serve_connection(TokioIo::new(stream), service)
+                .with_upgrades();
             let mut conn = std::pin::pin!(conn);
             let stopping = async move {
                 let _ = stop.wait_for(|s| *s).await;

@@ -265,6 +265,7 @@ fn snapshot_of(session: &Session, link_error: Option<String>, connection: &Conne
         link_error,
         storage_error: None,
         leds: None,
+        last_seq: 0,
     }
 }
 
@@ -465,6 +466,7 @@ impl SessionTask {
             .leds
             .as_ref()
             .and_then(|l| l.snapshot(&self.connection));
+        snap.last_seq = self.shared.log.last_seq();
         let _ = self.snapshot.send(Arc::new(snap));
     }
 

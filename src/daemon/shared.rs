@@ -29,32 +29,52 @@ pub struct Snapshot {
     pub storage_error: Option<String>,
     /// `GET /api/v1/leds`: the LED frame being shown (none without LEDs).
     pub leds: Option<super::LedsSnapshot>,
+    /// The `seq` of the last event this snapshot includes (0: none): a feed that starts from
+    /// this snapshot goes on with the events after it.
+    pub last_seq: u64,
 }
 
-/// Every event of the service run, in order, plus a broadcast for live followers.
+/// The events of the service run, in order, plus a broadcast for live followers.
 ///
-/// Events are small (a few hundred bytes) and a game has a few thousand, so all of them are
-/// kept: a client that reconnects gets every event it missed, with the same ids.
+/// Events are small (a few hundred bytes) and a game has a few thousand, so the last
+/// [`EventLog::KEPT`] are kept (tens of games): a client that reconnects gets every event it
+/// missed, with the same ids; one whose last event is older gets a snapshot first.
 #[derive(Debug)]
 pub struct EventLog {
-    events: Mutex<Vec<Arc<Event>>>,
+    events: Mutex<std::collections::VecDeque<Arc<Event>>>,
     live: broadcast::Sender<Arc<Event>>,
+    kept: usize,
 }
 
 impl EventLog {
+    /// Events kept for clients that reconnect.
+    pub const KEPT: usize = 100_000;
+
     /// An empty log.
     pub fn new() -> Self {
+        EventLog::with_capacity(Self::KEPT)
+    }
+
+    /// An empty log that keeps the last `kept` events.
+    pub fn with_capacity(kept: usize) -> Self {
         let (live, _) = broadcast::channel(1024);
         EventLog {
-            events: Mutex::new(Vec::new()),
+            events: Mutex::new(std::collections::VecDeque::new()),
             live,
+            kept: kept.max(1),
         }
     }
 
-    /// Appends an event and tells live followers.
+    /// Appends an event and tells live followers; forgets the oldest beyond the capacity.
     pub fn push(&self, event: Event) {
         let event = Arc::new(event);
-        self.lock().push(event.clone());
+        {
+            let mut events = self.lock();
+            events.push_back(event.clone());
+            while events.len() > self.kept {
+                events.pop_front();
+            }
+        }
         let _ = self.live.send(event);
     }
 
@@ -62,7 +82,22 @@ impl EventLog {
     pub fn since(&self, after: u64) -> Vec<Arc<Event>> {
         let events = self.lock();
         let start = events.partition_point(|e| e.seq <= after);
-        events[start..].to_vec()
+        events.range(start..).cloned().collect()
+    }
+
+    /// Whether a client whose last event is `after` missed events the log no longer keeps
+    /// (or comes from another run: an `after` beyond the newest event).
+    pub fn lost_since(&self, after: u64) -> bool {
+        let events = self.lock();
+        match (events.front(), events.back()) {
+            (Some(first), Some(last)) => after + 1 < first.seq || after > last.seq,
+            _ => after > 0,
+        }
+    }
+
+    /// The `seq` of the newest event, 0 if none.
+    pub fn last_seq(&self) -> u64 {
+        self.lock().back().map_or(0, |e| e.seq)
     }
 
     /// Number of events so far.
@@ -81,7 +116,7 @@ impl EventLog {
         self.live.subscribe()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Arc<Event>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::VecDeque<Arc<Event>>> {
         // A panic while holding this lock cannot leave the Vec half-written; keep serving.
         self.events.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -160,5 +195,42 @@ impl Shared {
     pub(super) fn set_last_scan_counter(&self, counter: Option<u32>) {
         let v = counter.map_or(0, |c| u64::from(c) + 1);
         self.last_scan.store(v, Ordering::Release);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::EventKind;
+    use crate::rules::Color;
+
+    fn pass(seq: u64) -> Event {
+        Event {
+            seq,
+            t_ms: seq,
+            kind: EventKind::Pass {
+                color: Color::Black,
+                number: seq as u32,
+            },
+        }
+    }
+
+    #[test]
+    fn the_log_keeps_the_newest_and_knows_what_it_lost() {
+        let log = EventLog::with_capacity(3);
+        assert!(!log.lost_since(0));
+        for seq in 10..15 {
+            log.push(pass(seq));
+        }
+        // Kept: 12, 13, 14.
+        assert_eq!(
+            log.since(0).iter().map(|e| e.seq).collect::<Vec<_>>(),
+            [12, 13, 14]
+        );
+        assert_eq!(log.since(12).len(), 2);
+        assert!(!log.lost_since(11), "12 onwards is all there");
+        assert!(log.lost_since(10), "11 is gone");
+        assert!(log.lost_since(15), "an id from another run");
+        assert_eq!(log.last_seq(), 14);
     }
 }

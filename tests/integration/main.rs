@@ -7,6 +7,7 @@ mod board;
 mod cli;
 mod clock;
 mod corpus;
+mod feeds;
 mod inject;
 mod leds;
 mod property;

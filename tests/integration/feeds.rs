@@ -1,0 +1,203 @@
+//! The live feeds (issue 6): SSE resumed after a disconnect during which the referee corrected
+//! a move, the WebSocket with the same events and ids, a snapshot for an id the service no
+//! longer knows, and a client that replays the feed ends with the board of `GET state`.
+
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::Value;
+use smartgoban::rules::{Color, Game, Point};
+use smartgoban::sim::{NoiseModel, Script, Source, Speed};
+
+use crate::support::{rt, Rig, TEST_TOKEN};
+
+const GAME: &str = "size 9\n\
+    at 0 place B E5\nat 500 place W C3\nat 1000 place B G7\nat 1500 place W C7\n\
+    at 2000 place B G3\nat 2500 place W E3\n";
+
+/// SSE messages `(id, data)` from `url` (with `Last-Event-ID` if given) until `done`.
+async fn sse(
+    url: &str,
+    last_id: Option<u64>,
+    done: impl Fn(&[(u64, Value)]) -> bool,
+) -> Vec<(u64, Value)> {
+    let client = reqwest::Client::new();
+    let mut req = client.get(url);
+    if let Some(id) = last_id {
+        req = req.header("Last-Event-ID", id.to_string());
+    }
+    let resp = req.send().await.unwrap();
+    assert_eq!(resp.status().as_u16(), 200);
+    let mut stream = resp.bytes_stream();
+    let mut buf = String::new();
+    let mut out = Vec::new();
+    while !done(&out) {
+        let chunk = tokio::time::timeout(Duration::from_secs(10), stream.next())
+            .await
+            .expect("an SSE message within 10 s")
+            .unwrap()
+            .unwrap();
+        buf.push_str(std::str::from_utf8(&chunk).unwrap());
+        while let Some(end) = buf.find("\n\n") {
+            let block: String = buf.drain(..end + 2).collect();
+            let id = block
+                .lines()
+                .find_map(|l| l.strip_prefix("id:"))
+                .map(|v| v.trim().parse().unwrap());
+            let data: String = block
+                .lines()
+                .filter_map(|l| l.strip_prefix("data:"))
+                .map(str::trim_start)
+                .collect();
+            if let Some(id) = id {
+                out.push((id, serde_json::from_str(&data).unwrap()));
+            }
+        }
+    }
+    out
+}
+
+/// The board a client gets by replaying the feed: the moves, undone and corrected as told.
+fn replay(events: &[Value], size: u8) -> Vec<String> {
+    let mut moves: Vec<(Color, Option<Point>)> = Vec::new();
+    let color = |v: &Value| {
+        if v == "black" {
+            Color::Black
+        } else {
+            Color::White
+        }
+    };
+    let point = |v: &Value| v.as_str().map(|p| Point::from_gtp(p, size).unwrap());
+    for e in events {
+        match e["kind"].as_str().unwrap() {
+            "snapshot" => {
+                moves = e["moves"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|m| (color(&m["color"]), point(&m["point"])))
+                    .collect()
+            }
+            "game" => moves.clear(),
+            "move" => moves.push((color(&e["color"]), point(&e["point"]))),
+            "pass" => moves.push((color(&e["color"]), None)),
+            "move_undone" => moves.truncate(e["number"].as_u64().unwrap() as usize - 1),
+            "move_corrected" => {
+                let n = e["number"].as_u64().unwrap() as usize;
+                moves[n - 1] = (color(&e["color"]), point(&e["point"]));
+            }
+            _ => {}
+        }
+    }
+    let mut game = Game::new(size).unwrap();
+    for (c, p) in moves {
+        game.play(c, p).unwrap();
+    }
+    game.board().rows()
+}
+
+#[test]
+fn sse_resumes_across_a_correction_and_the_websocket_carries_the_same_feed() {
+    rt().block_on(async {
+        let rig = Rig::start(
+            Source::Script(Script::parse(GAME).unwrap()),
+            NoiseModel::Clean,
+            1,
+            Speed::Max,
+        )
+        .await;
+        rig.wait_done().await;
+        let url = rig.url("/api/v1/events");
+        let first = sse(&url, None, |m| {
+            m.iter().filter(|(_, d)| d["kind"] == "move").count() >= 6
+        })
+        .await;
+        let last = first.last().unwrap().0;
+        // Disconnected; the referee corrects move 4 (C7 → D7).
+        let resp = reqwest::Client::new()
+            .post(rig.url("/api/v1/moves/4/correct"))
+            .bearer_auth(TEST_TOKEN)
+            .json(&serde_json::json!({"point": "D7"}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(
+            resp.status().as_u16(),
+            200,
+            "{}",
+            resp.text().await.unwrap()
+        );
+        let resumed = sse(&url, Some(last), |m| {
+            m.iter().any(|(_, d)| d["kind"] == "move_corrected")
+        })
+        .await;
+        assert!(
+            resumed.iter().all(|(id, _)| *id > last),
+            "only what was missed"
+        );
+        let ids: Vec<u64> = first.iter().chain(&resumed).map(|(id, _)| *id).collect();
+        assert!(
+            ids.windows(2).all(|w| w[0] < w[1]),
+            "strictly increasing ids: {ids:?}"
+        );
+        let corrected = resumed
+            .iter()
+            .find(|(_, d)| d["kind"] == "move_corrected")
+            .unwrap();
+        assert_eq!(
+            (
+                corrected.1["number"].as_u64(),
+                corrected.1["point"].as_str()
+            ),
+            (Some(4), Some("D7"))
+        );
+        // Replaying the feed gives the board of GET state.
+        let events: Vec<Value> = first
+            .iter()
+            .chain(&resumed)
+            .map(|(_, d)| d.clone())
+            .collect();
+        let state: Value = reqwest::get(rig.url("/api/v1/state"))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let board: Vec<String> = serde_json::from_value(state["board"].clone()).unwrap();
+        assert_eq!(replay(&events, 9), board);
+        // The WebSocket from the start: the same ids and events.
+        let ws_url = rig
+            .url("/api/v1/ws?since=0")
+            .replacen("http://", "ws://", 1);
+        let (mut ws, _) = tokio_tungstenite::connect_async(ws_url).await.unwrap();
+        let mut ws_events = Vec::new();
+        while ws_events.len() < ids.len() {
+            let msg = tokio::time::timeout(Duration::from_secs(10), ws.next())
+                .await
+                .unwrap()
+                .unwrap()
+                .unwrap();
+            if let tokio_tungstenite::tungstenite::Message::Text(t) = msg {
+                ws_events.push(serde_json::from_str::<Value>(&t).unwrap());
+            }
+        }
+        let ws_ids: Vec<u64> = ws_events
+            .iter()
+            .map(|e| e["seq"].as_u64().unwrap())
+            .collect();
+        assert_eq!(ws_ids, ids);
+        assert_eq!(ws_events, events);
+        ws.send(tokio_tungstenite::tungstenite::Message::Close(None))
+            .await
+            .unwrap();
+        // An id from another run: a snapshot first, then the live feed.
+        let snap = sse(&url, Some(u64::MAX / 2), |m| !m.is_empty()).await;
+        assert_eq!(snap[0].1["kind"], "snapshot");
+        assert!(snap[0].0 >= ids.last().copied().unwrap());
+        assert_eq!(snap[0].1["seq"].as_u64(), Some(snap[0].0));
+        assert_eq!(replay(&[snap[0].1.clone()], 9), board);
+        let bad = reqwest::get(rig.url("/api/v1/ws?since=x")).await.unwrap();
+        assert_eq!(bad.status().as_u16(), 400);
+        rig.stop().await;
+    });
+}
