@@ -11,6 +11,7 @@
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -69,7 +70,7 @@ pub(super) async fn sse(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<u64>().ok());
     let after = last_id.or(since).unwrap_or(0);
-    let stream = feed(shared, after).map(|item| {
+    let stream = feed(shared, after, Client::Sse).map(|item| {
         Ok::<_, Infallible>(SseEvent::default().id(item.seq.to_string()).data(item.json))
     });
     Sse::new(stream)
@@ -95,7 +96,7 @@ pub(super) async fn ws(
 }
 
 async fn follow(mut socket: WebSocket, shared: Arc<Shared>, after: u64) {
-    let mut items = std::pin::pin!(feed(shared, after));
+    let mut items = std::pin::pin!(feed(shared, after, Client::Ws));
     loop {
         tokio::select! {
             item = items.next() => match item {
@@ -114,7 +115,43 @@ async fn follow(mut socket: WebSocket, shared: Arc<Shared>, after: u64) {
     }
 }
 
+/// Which kind of feed a client follows (for the counters of `GET /metrics`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Client {
+    /// Server-Sent Events.
+    Sse,
+    /// WebSocket.
+    Ws,
+}
+
+/// Counts a client in while it is connected.
+struct Connected {
+    shared: Arc<Shared>,
+    client: Client,
+}
+
+impl Connected {
+    fn new(shared: Arc<Shared>, client: Client) -> Connected {
+        connected(&shared, client).fetch_add(1, Ordering::Relaxed);
+        Connected { shared, client }
+    }
+}
+
+impl Drop for Connected {
+    fn drop(&mut self) {
+        connected(&self.shared, self.client).fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+fn connected(shared: &Shared, client: Client) -> &std::sync::atomic::AtomicI64 {
+    match client {
+        Client::Sse => &shared.feeds.sse_clients,
+        Client::Ws => &shared.feeds.ws_clients,
+    }
+}
+
 struct Feed {
+    _client: Connected,
     shared: Arc<Shared>,
     live: broadcast::Receiver<Arc<Event>>,
     backlog: VecDeque<Arc<Event>>,
@@ -126,7 +163,7 @@ struct Feed {
 /// ones, each exactly once and in order. Subscribes before reading the backlog so nothing falls
 /// between the two; if a slow client lags behind the broadcast buffer, it is refilled from the
 /// log.
-pub(super) fn feed(shared: Arc<Shared>, after: u64) -> impl Stream<Item = Item> {
+pub(super) fn feed(shared: Arc<Shared>, after: u64, client: Client) -> impl Stream<Item = Item> {
     let live = shared.log.subscribe();
     let (snapshot, after) = if shared.log.lost_since(after) {
         let snap = shared.snapshot();
@@ -148,6 +185,7 @@ pub(super) fn feed(shared: Arc<Shared>, after: u64) -> impl Stream<Item = Item> 
     };
     let backlog = shared.log.since(after).into();
     let state = Feed {
+        _client: Connected::new(shared.clone(), client),
         shared,
         live,
         backlog,
@@ -156,6 +194,7 @@ pub(super) fn feed(shared: Arc<Shared>, after: u64) -> impl Stream<Item = Item> 
     };
     stream::unfold(state, |mut st| async move {
         if let Some(item) = st.snapshot.take() {
+            st.shared.feeds.events_sent.fetch_add(1, Ordering::Relaxed);
             return Some((item, st));
         }
         loop {
@@ -165,6 +204,7 @@ pub(super) fn feed(shared: Arc<Shared>, after: u64) -> impl Stream<Item = Item> 
                 }
                 st.last_sent = ev.seq;
                 let json = serde_json::to_string(&*ev).unwrap_or_else(|_| "{}".to_string());
+                st.shared.feeds.events_sent.fetch_add(1, Ordering::Relaxed);
                 return Some((Item { seq: ev.seq, json }, st));
             }
             match st.live.recv().await {

@@ -7,6 +7,7 @@
 //!   event after that id, in order, then the live feed; a snapshot first when that id is too old.
 //! * `GET /api/v1/ws` — the same feed over a WebSocket (`?since=N`).
 //! * `GET /api/v1/moves[?since=N]` — the record's moves with captures, clock and comments.
+//! * `GET /metrics` — Prometheus text ([`metrics`]).
 //! * `POST …` — the referee's actions with the bearer token ([`actions`]).
 //! * `GET /api/v1/leds` — the LED frame being shown: each lit point's role, every point's
 //!   colour, the palette with its effects, the driver and whether the LEDs show it
@@ -17,6 +18,7 @@
 
 pub mod actions;
 mod events;
+pub mod metrics;
 pub mod server;
 pub mod token;
 
@@ -44,6 +46,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/api/v1/events", get(events::sse))
         .route("/api/v1/ws", get(events::ws))
         .route("/api/v1/leds", get(leds))
+        .route("/metrics", get(metrics::metrics))
         .route_layer(middleware::from_fn_with_state(shared.clone(), may_read));
     let writes = Router::new()
         .route("/api/v1/games", post(actions::new_game))

@@ -159,6 +159,7 @@ impl Daemon {
             last_record_write: None,
             devices: ClockDevices::start(config.clock_hardware),
             leds: config.leds.map(leds::Leds::new),
+            scan_rate: (Instant::now(), 0, 0.0),
         };
         let session_task = tokio::spawn(task.run(port_rx, command_rx, shutdown_rx.clone()));
         let http_task = listener.map(|listener| {
@@ -266,6 +267,7 @@ fn snapshot_of(session: &Session, link_error: Option<String>, connection: &Conne
         storage_error: None,
         leds: None,
         last_seq: 0,
+        scans_per_second: 0.0,
     }
 }
 
@@ -288,6 +290,8 @@ struct SessionTask {
     last_record_write: Option<Instant>,
     devices: ClockDevices,
     leds: Option<leds::Leds>,
+    /// When the scan rate was last measured, the scans then, and the rate (scans/s).
+    scan_rate: (Instant, u64, f64),
 }
 
 impl SessionTask {
@@ -467,6 +471,14 @@ impl SessionTask {
             .as_ref()
             .and_then(|l| l.snapshot(&self.connection));
         snap.last_seq = self.shared.log.last_seq();
+        let scans = self.session.stats().scans;
+        let (at, before, _) = self.scan_rate;
+        let elapsed = at.elapsed().as_secs_f64();
+        if elapsed >= 1.0 {
+            let rate = scans.saturating_sub(before) as f64 / elapsed;
+            self.scan_rate = (Instant::now(), scans, rate);
+        }
+        snap.scans_per_second = self.scan_rate.2;
         let _ = self.snapshot.send(Arc::new(snap));
     }
 

@@ -1,7 +1,7 @@
 //! What the session task shares with the HTTP server and the CLI: the latest snapshot and the
 //! event log.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
@@ -32,6 +32,19 @@ pub struct Snapshot {
     /// The `seq` of the last event this snapshot includes (0: none): a feed that starts from
     /// this snapshot goes on with the events after it.
     pub last_seq: u64,
+    /// Scans taken in per second over the last second or so.
+    pub scans_per_second: f64,
+}
+
+/// Counters of the live feeds (`GET /metrics`).
+#[derive(Debug, Default)]
+pub struct FeedCounters {
+    /// SSE clients connected now.
+    pub sse_clients: AtomicI64,
+    /// WebSocket clients connected now.
+    pub ws_clients: AtomicI64,
+    /// Events written to feeds, all clients together.
+    pub events_sent: AtomicU64,
 }
 
 /// The events of the service run, in order, plus a broadcast for live followers.
@@ -149,6 +162,8 @@ pub struct Shared {
     pub log: EventLog,
     /// Who may read and write.
     pub access: ApiAccess,
+    /// Feed counters for `GET /metrics`.
+    pub feeds: FeedCounters,
     /// Counter of the last scan the session took in, plus one (0 = none since the handshake).
     last_scan: AtomicU64,
     commands: mpsc::Sender<CommandRequest>,
@@ -164,6 +179,7 @@ impl Shared {
             snapshot,
             log: EventLog::new(),
             access,
+            feeds: FeedCounters::default(),
             last_scan: AtomicU64::new(0),
             commands,
         }

@@ -21,6 +21,7 @@ use crate::rules::{Color, GameRecord};
 use crate::sensing::{Cell, Stabiliser, StabiliserConfig, StabiliserStats};
 pub use input::{ClockButton, Command, Input, LinkInfo};
 pub use moves::{move_views, MoveView};
+
 use smartgoban_protocol::{Button, ButtonCounters, Scan, Side};
 pub use state::{LinkView, StateView};
 
@@ -97,7 +98,16 @@ pub struct SessionStats {
     pub clock_faults: u64,
     /// Stabiliser counters.
     pub stabiliser: StabiliserStats,
+    /// Settle latency of the boards that changed: board time from the first change of a
+    /// point to the board found settled, ms, counted in [`SETTLE_BUCKETS_MS`] (cumulative,
+    /// as Prometheus histograms) — the last entry counts them all.
+    pub settle_buckets: [u64; SETTLE_BUCKETS_MS.len() + 1],
+    /// Sum of those latencies, ms.
+    pub settle_ms_sum: u64,
 }
+
+/// Upper bounds of the settle-latency buckets, ms (`GET /metrics`).
+pub const SETTLE_BUCKETS_MS: [u64; 6] = [100, 150, 200, 300, 500, 1000];
 
 /// Longest a press waits for something resting on the board to lift, ms of board time.
 pub const STUCK_PRESS_WAIT_MS: u64 = 10_000;
@@ -378,6 +388,20 @@ impl Session {
         let stuck = is_settled && !stabiliser.stuck_points().is_empty();
         for p in presses {
             self.take_press(p, now);
+        }
+        if let Some((true, _, first_change)) = &settled {
+            let latency = now.saturating_sub(*first_change);
+            self.stats.settle_ms_sum += latency;
+            for (bucket, bound) in self
+                .stats
+                .settle_buckets
+                .iter_mut()
+                .zip(SETTLE_BUCKETS_MS.iter().map(Some).chain([None]))
+            {
+                if bound.is_none_or(|&b| latency <= b) {
+                    *bucket += 1;
+                }
+            }
         }
         if let Some((true, grid, first_change)) = settled {
             // Presses made before the board started to change belong to the board before,

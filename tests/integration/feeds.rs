@@ -187,6 +187,32 @@ fn sse_resumes_across_a_correction_and_the_websocket_carries_the_same_feed() {
             .collect();
         assert_eq!(ws_ids, ids);
         assert_eq!(ws_events, events);
+        // The metrics count the WebSocket client and what went through.
+        let metrics = reqwest::get(rig.url("/metrics"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        let value = |name: &str| -> f64 {
+            metrics
+                .lines()
+                .find(|l| l.starts_with(name) && l[name.len()..].starts_with(' '))
+                .unwrap_or_else(|| panic!("{name} in {metrics}"))
+                .rsplit(' ')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        assert_eq!(value("smartgoban_feed_clients{feed=\"ws\"}"), 1.0);
+        assert!(value("smartgoban_scans_total") > 100.0);
+        assert!(value("smartgoban_settle_latency_ms_count") >= 6.0);
+        assert!(value("smartgoban_settle_latency_ms_bucket{le=\"+Inf\"}") >= 6.0);
+        assert!(value("smartgoban_feed_events_sent_total") >= 2.0 * ids.len() as f64);
+        assert_eq!(value("smartgoban_serial_errors_total{kind=\"crc\"}"), 0.0);
+        assert_eq!(value("smartgoban_link_up"), 1.0);
+        assert_eq!(value("smartgoban_moves"), 6.0);
         ws.send(tokio_tungstenite::tungstenite::Message::Close(None))
             .await
             .unwrap();

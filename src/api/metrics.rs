@@ -1,0 +1,185 @@
+//! `GET /metrics`: Prometheus text format (version 0.0.4) — scans, settle latency, serial
+//! errors by kind, reconnections, LED frames, events and feed clients.
+
+use std::fmt::Write;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+
+use crate::daemon::Shared;
+use crate::session::SETTLE_BUCKETS_MS;
+
+/// Renders every metric.
+pub fn render(shared: &Shared) -> String {
+    let snap = shared.snapshot();
+    let (link, session) = (&snap.link, &snap.session);
+    let mut out = String::new();
+    let mut metric = |name: &str, kind: &str, help: &str, samples: &[(&str, f64)]| {
+        family(&mut out, name, kind, help, samples)
+    };
+    metric(
+        "scans_total",
+        "counter",
+        "Scans taken in from the board.",
+        &[("", session.scans as f64)],
+    );
+    metric(
+        "scans_per_second",
+        "gauge",
+        "Scans taken in per second over the last second.",
+        &[("", snap.scans_per_second)],
+    );
+    metric(
+        "serial_errors_total",
+        "counter",
+        "Bad frames and lost frames on the serial link, by kind.",
+        &[
+            ("{kind=\"cobs\"}", link.cobs_errors as f64),
+            ("{kind=\"crc\"}", link.crc_errors as f64),
+            ("{kind=\"too_long\"}", link.too_long as f64),
+            ("{kind=\"malformed\"}", link.malformed as f64),
+            ("{kind=\"lost_frames\"}", link.lost_frames as f64),
+            (
+                "{kind=\"version_mismatch\"}",
+                link.version_mismatches as f64,
+            ),
+            ("{kind=\"ignored_scans\"}", link.ignored_scans as f64),
+        ],
+    );
+    metric(
+        "link_handshakes_total",
+        "counter",
+        "Completed handshakes with the board (the first connection and every reconnection).",
+        &[("", link.handshakes as f64)],
+    );
+    metric(
+        "link_timeouts_total",
+        "counter",
+        "Links lost because the board fell silent for 1 s.",
+        &[("", link.timeouts as f64)],
+    );
+    metric(
+        "link_up",
+        "gauge",
+        "1 while the board's link is up.",
+        &[(
+            "",
+            if snap.state.link.state == crate::event::LinkState::Connected {
+                1.0
+            } else {
+                0.0
+            },
+        )],
+    );
+    metric(
+        "bytes_received_total",
+        "counter",
+        "Bytes read from the serial port.",
+        &[("", link.bytes_in as f64)],
+    );
+    metric(
+        "led_frames_total",
+        "counter",
+        "LED frames sent to the board, re-sends included; re-sends; acknowledgements with another CRC.",
+        &[
+            ("{kind=\"sent\"}", link.led_frames_sent as f64),
+            ("{kind=\"resent\"}", link.led_resends as f64),
+            ("{kind=\"mismatch\"}", link.led_mismatches as f64),
+        ],
+    );
+    metric(
+        "board_changes_total",
+        "counter",
+        "Settled boards that differ from the one before; transients that settled back.",
+        &[
+            ("{kind=\"changed\"}", session.stabiliser.changes as f64),
+            ("{kind=\"transient\"}", session.stabiliser.transients as f64),
+        ],
+    );
+    let _ = writeln!(out, "# HELP smartgoban_settle_latency_ms Board time from a point's first change to the board settled, ms.");
+    let _ = writeln!(out, "# TYPE smartgoban_settle_latency_ms histogram");
+    for (bound, count) in SETTLE_BUCKETS_MS
+        .iter()
+        .map(|b| b.to_string())
+        .chain(["+Inf".to_string()])
+        .zip(session.settle_buckets)
+    {
+        let _ = writeln!(
+            out,
+            "smartgoban_settle_latency_ms_bucket{{le=\"{bound}\"}} {count}"
+        );
+    }
+    let count = session.settle_buckets.last().copied().unwrap_or(0);
+    let _ = writeln!(
+        out,
+        "smartgoban_settle_latency_ms_sum {}",
+        session.settle_ms_sum
+    );
+    let _ = writeln!(out, "smartgoban_settle_latency_ms_count {count}");
+    let mut metric = |name: &str, kind: &str, help: &str, samples: &[(&str, f64)]| {
+        family(&mut out, name, kind, help, samples)
+    };
+    metric(
+        "events_total",
+        "counter",
+        "Events the service emitted (the last seq).",
+        &[("", snap.last_seq as f64)],
+    );
+    metric(
+        "feed_events_sent_total",
+        "counter",
+        "Events written to SSE and WebSocket clients, all together.",
+        &[("", shared.feeds.events_sent.load(Ordering::Relaxed) as f64)],
+    );
+    metric(
+        "feed_clients",
+        "gauge",
+        "Clients following the live feed now.",
+        &[
+            (
+                "{feed=\"sse\"}",
+                shared.feeds.sse_clients.load(Ordering::Relaxed) as f64,
+            ),
+            (
+                "{feed=\"ws\"}",
+                shared.feeds.ws_clients.load(Ordering::Relaxed) as f64,
+            ),
+        ],
+    );
+    metric(
+        "moves",
+        "gauge",
+        "Moves and passes in the record.",
+        &[("", f64::from(snap.state.move_number))],
+    );
+    metric(
+        "open_violations",
+        "gauge",
+        "Violations waiting for the board or the referee.",
+        &[("", snap.state.violations.len() as f64)],
+    );
+    out
+}
+
+/// One metric family: its help and type lines and its samples (`labels` is `{k="v"}` or empty).
+fn family(out: &mut String, name: &str, kind: &str, help: &str, samples: &[(&str, f64)]) {
+    let _ = writeln!(out, "# HELP smartgoban_{name} {help}");
+    let _ = writeln!(out, "# TYPE smartgoban_{name} {kind}");
+    for (labels, value) in samples {
+        let _ = writeln!(out, "smartgoban_{name}{labels} {value}");
+    }
+}
+
+pub(super) async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
+    (
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        render(&shared),
+    )
+        .into_response()
+}
