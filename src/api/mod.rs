@@ -184,8 +184,17 @@ async fn not_found() -> Response {
     error(StatusCode::NOT_FOUND, "not found; see / for the API")
 }
 
-async fn index() -> Html<&'static str> {
-    Html(INDEX)
+/// The live page, with the state (and LED frame) as of this request embedded so the board is
+/// drawn before any fetch — when reads are public or the request carries the token.
+async fn index(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Html<String> {
+    if !shared.access.public_reads && !is_referee(&shared, &headers) {
+        return Html(INDEX.to_string());
+    }
+    let snap = shared.snapshot();
+    let initial = serde_json::json!({ "state": snap.state, "leds": snap.leds });
+    // Inside <script>: no "</" may close the element early.
+    let json = initial.to_string().replace("</", "<\\/");
+    Html(INDEX.replacen("/*INITIAL*/null", &json, 1))
 }
 
 /// The live page: the board, both clocks (counting down from the state) and the last call.

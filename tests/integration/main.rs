@@ -10,6 +10,7 @@ mod corpus;
 mod feeds;
 mod inject;
 mod leds;
+mod page;
 mod property;
 mod referee;
 mod support;
