@@ -7,6 +7,7 @@
 //!   event after that id, in order, then the live feed; a snapshot first when that id is too old.
 //! * `GET /api/v1/ws` — the same feed over a WebSocket (`?since=N`).
 //! * `GET /api/v1/moves[?since=N]` — the record's moves with captures, clock and comments.
+//! * `GET /api/v1/games`, `GET /api/v1/games/{id}.sgf` — finished games kept on the device.
 //! * `GET /metrics` — Prometheus text ([`metrics`]).
 //! * `POST …` — the referee's actions with the bearer token ([`actions`]).
 //! * `GET /api/v1/leds` — the LED frame being shown: each lit point's role, every point's
@@ -47,6 +48,8 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/api/v1/ws", get(events::ws))
         .route("/api/v1/leds", get(leds))
         .route("/metrics", get(metrics::metrics))
+        .route("/api/v1/games", get(games))
+        .route("/api/v1/games/{file}", get(game_file))
         .route_layer(middleware::from_fn_with_state(shared.clone(), may_read));
     let writes = Router::new()
         .route("/api/v1/games", post(actions::new_game))
@@ -176,6 +179,41 @@ async fn leds(State(shared): State<Arc<Shared>>) -> Response {
         None => error(
             StatusCode::NOT_FOUND,
             "no LEDs: `[leds] driver` is \"none\", or no frame yet",
+        ),
+    }
+}
+
+/// `GET games`: the finished games kept on the device, newest first.
+async fn games(State(shared): State<Arc<Shared>>) -> Response {
+    Json(shared.games.list()).into_response()
+}
+
+/// `GET games/{id}.sgf`: one finished game's record.
+async fn game_file(
+    State(shared): State<Arc<Shared>>,
+    axum::extract::Path(file): axum::extract::Path<String>,
+) -> Response {
+    let sgf = file
+        .strip_suffix(".sgf")
+        .and_then(|id| shared.games.sgf(id));
+    match sgf {
+        Some(sgf) => (
+            [
+                (
+                    header::CONTENT_TYPE,
+                    "application/x-go-sgf; charset=utf-8".to_string(),
+                ),
+                (
+                    header::CONTENT_DISPOSITION,
+                    format!("attachment; filename=\"{file}\""),
+                ),
+            ],
+            sgf,
+        )
+            .into_response(),
+        None => error(
+            StatusCode::NOT_FOUND,
+            format!("no finished game {file:?}; GET /api/v1/games lists them"),
         ),
     }
 }

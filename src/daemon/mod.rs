@@ -3,6 +3,7 @@
 //! the HTTP server.
 
 mod clock_hw;
+pub mod games;
 mod leds;
 pub mod shared;
 
@@ -138,7 +139,13 @@ impl Daemon {
             &Connection::new(config.link),
         )));
         let (commands, command_rx) = mpsc::channel::<CommandRequest>(16);
-        let shared = Arc::new(Shared::new(snapshot_rx, commands.clone(), config.access));
+        let games = games::GameStore::open(config.data_dir.as_deref());
+        let shared = Arc::new(Shared::new(
+            snapshot_rx,
+            commands.clone(),
+            config.access,
+            games,
+        ));
         let (port_tx, port_rx) = mpsc::channel(64);
         let port = SerialPort::spawn(config.serial.clone(), port_tx)
             .map_err(|e| DaemonError::Internal(format!("serial thread: {e}")))?;
@@ -160,6 +167,7 @@ impl Daemon {
             devices: ClockDevices::start(config.clock_hardware),
             leds: config.leds.map(leds::Leds::new),
             scan_rate: (Instant::now(), 0, 0.0),
+            finished: None,
         };
         let session_task = tokio::spawn(task.run(port_rx, command_rx, shutdown_rx.clone()));
         let http_task = listener.map(|listener| {
@@ -292,6 +300,9 @@ struct SessionTask {
     leds: Option<leds::Leds>,
     /// When the scan rate was last measured, the scans then, and the rate (scans/s).
     scan_rate: (Instant, u64, f64),
+    /// The id under which the game in progress is kept once finished, and the record length
+    /// and result last kept.
+    finished: Option<(String, usize, Option<String>)>,
 }
 
 impl SessionTask {
@@ -444,8 +455,36 @@ impl SessionTask {
         }
         if any {
             self.record_dirty = true;
+            self.keep_finished_game();
         }
         Ok(any)
+    }
+
+    /// A finished game goes to the games kept on the device (again whenever its record
+    /// changes, e.g. the result entered later); a new game gets a new id.
+    fn keep_finished_game(&mut self) {
+        let record = self.session.record();
+        if self.session.referee().phase() != crate::event::Phase::Finished {
+            if record.moves.is_empty() {
+                self.finished = None;
+            }
+            return;
+        }
+        let now = (record.moves.len(), record.info.result.clone());
+        let id = match &self.finished {
+            Some((id, len, result)) if (*len, result) == (now.0, &now.1) => return,
+            Some((id, ..)) => id.clone(),
+            None => {
+                let secs = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs());
+                self.shared.games.new_id(secs)
+            }
+        };
+        if let Err(e) = self.shared.games.keep(&id, record) {
+            tracing::error!("cannot keep the finished game {id}: {e}");
+        }
+        self.finished = Some((id, now.0, now.1));
     }
 
     /// Shows the session's LED frame; the `mcu` driver's frame goes out on the link at once.

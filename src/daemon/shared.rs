@@ -164,6 +164,8 @@ pub struct Shared {
     pub access: ApiAccess,
     /// Feed counters for `GET /metrics`.
     pub feeds: FeedCounters,
+    /// Finished games kept on the device.
+    pub games: super::games::GameStore,
     /// Counter of the last scan the session took in, plus one (0 = none since the handshake).
     last_scan: AtomicU64,
     commands: mpsc::Sender<CommandRequest>,
@@ -174,12 +176,14 @@ impl Shared {
         snapshot: watch::Receiver<Arc<Snapshot>>,
         commands: mpsc::Sender<CommandRequest>,
         access: ApiAccess,
+        games: super::games::GameStore,
     ) -> Self {
         Shared {
             snapshot,
             log: EventLog::new(),
             access,
             feeds: FeedCounters::default(),
+            games,
             last_scan: AtomicU64::new(0),
             commands,
         }

@@ -8,6 +8,7 @@ mod cli;
 mod clock;
 mod corpus;
 mod feeds;
+mod games;
 mod inject;
 mod leds;
 mod page;
