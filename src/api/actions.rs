@@ -12,6 +12,7 @@
 //! | `POST clock/adjust` | `{"color": "white", "delta_ms": 60000}` | give or take main time |
 //! | `POST result` | `{"decision": "black" \| "white" \| "draw" \| "both_lose" \| "replay" \| "no_result"}` | adjudicate |
 //! | `POST count` | `{"dead": ["D4", …] \| null}` | confirm the count (null: the proposal) |
+//! | `POST broadcast` | `{"delay_moves": n, "delay_s": n}` | the public broadcast delay |
 //!
 //! Errors: 401 without the right token, 400 for a body that is not JSON, 422 for JSON with
 //! wrong or missing values (unknown fields included), 404 for a violation or move that does
@@ -128,6 +129,10 @@ pub struct NewGame {
     pub round: Option<String>,
     /// Time system, e.g. `main=60m cn=5x60s` (none: no clock).
     pub time: Option<String>,
+    /// Public broadcast delay for this game, moves.
+    pub delay_moves: Option<u32>,
+    /// Public broadcast delay for this game, seconds.
+    pub delay_s: Option<u32>,
 }
 
 impl NewGame {
@@ -178,8 +183,21 @@ pub(super) async fn new_game(
     State(shared): State<Arc<Shared>>,
     Body(body): Body<NewGame>,
 ) -> Response {
+    let delay = crate::daemon::delay::DelaySettings {
+        delay_moves: body.delay_moves.unwrap_or(0),
+        delay_s: body.delay_s.unwrap_or(0),
+    };
+    if let Err(why) = check_delay(&delay) {
+        return error(StatusCode::UNPROCESSABLE_ENTITY, why);
+    }
     match body.setup() {
-        Ok(setup) => apply(&shared, Command::NewGame(Box::new(setup))).await,
+        Ok(setup) => {
+            let resp = apply(&shared, Command::NewGame(Box::new(setup))).await;
+            if resp.status().is_success() {
+                shared.delay.set(delay);
+            }
+            resp
+        }
         Err(why) => error(StatusCode::UNPROCESSABLE_ENTITY, why),
     }
 }
@@ -381,4 +399,23 @@ pub(super) async fn count(State(shared): State<Arc<Shared>>, Body(body): Body<Co
         }
     };
     apply(&shared, Command::ConfirmCount(dead)).await
+}
+
+fn check_delay(d: &crate::daemon::delay::DelaySettings) -> Result<(), String> {
+    if d.delay_moves > 1000 || d.delay_s > 24 * 3600 {
+        return Err("delay: at most 1000 moves and 86400 seconds".into());
+    }
+    Ok(())
+}
+
+/// `POST broadcast`: sets the public broadcast delay.
+pub(super) async fn set_broadcast(
+    State(shared): State<Arc<Shared>>,
+    Body(body): Body<crate::daemon::delay::DelaySettings>,
+) -> Response {
+    if let Err(why) = check_delay(&body) {
+        return error(StatusCode::UNPROCESSABLE_ENTITY, why);
+    }
+    shared.delay.set(body);
+    Json(body).into_response()
 }

@@ -70,7 +70,8 @@ pub(super) async fn sse(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<u64>().ok());
     let after = last_id.or(since).unwrap_or(0);
-    let stream = feed(shared, after, Client::Sse).map(|item| {
+    let public = !super::is_referee(&shared, &headers);
+    let stream = feed(shared, after, Client::Sse, public).map(|item| {
         Ok::<_, Infallible>(SseEvent::default().id(item.seq.to_string()).data(item.json))
     });
     Sse::new(stream)
@@ -83,20 +84,22 @@ pub(super) async fn sse(
 pub(super) async fn ws(
     State(shared): State<Arc<Shared>>,
     RawQuery(query): RawQuery,
+    headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Response {
+    let public = !super::is_referee(&shared, &headers);
     let after = match since_param(query.as_deref()) {
         Ok(s) => s.unwrap_or(0),
         Err(why) => return super::error(StatusCode::BAD_REQUEST, why),
     };
     upgrade
         .max_message_size(64 * 1024)
-        .on_upgrade(move |socket| follow(socket, shared, after))
+        .on_upgrade(move |socket| follow(socket, shared, after, public))
         .into_response()
 }
 
-async fn follow(mut socket: WebSocket, shared: Arc<Shared>, after: u64) {
-    let mut items = std::pin::pin!(feed(shared, after, Client::Ws));
+async fn follow(mut socket: WebSocket, shared: Arc<Shared>, after: u64, public: bool) {
+    let mut items = std::pin::pin!(feed(shared, after, Client::Ws, public));
     loop {
         tokio::select! {
             item = items.next() => match item {
@@ -152,6 +155,10 @@ fn connected(shared: &Shared, client: Client) -> &std::sync::atomic::AtomicI64 {
 
 struct Feed {
     _client: Connected,
+    /// A reader without the token: held back by the broadcast delay.
+    public: bool,
+    /// The public view, whose `last_seq` is how far a delayed public feed may go.
+    watermark: tokio::sync::watch::Receiver<Arc<crate::daemon::Snapshot>>,
     shared: Arc<Shared>,
     live: broadcast::Receiver<Arc<Event>>,
     backlog: VecDeque<Arc<Event>>,
@@ -163,10 +170,16 @@ struct Feed {
 /// ones, each exactly once and in order. Subscribes before reading the backlog so nothing falls
 /// between the two; if a slow client lags behind the broadcast buffer, it is refilled from the
 /// log.
-pub(super) fn feed(shared: Arc<Shared>, after: u64, client: Client) -> impl Stream<Item = Item> {
+pub(super) fn feed(
+    shared: Arc<Shared>,
+    after: u64,
+    client: Client,
+    public: bool,
+) -> impl Stream<Item = Item> {
     let live = shared.log.subscribe();
+    let watermark = shared.delay.subscribe();
     let (snapshot, after) = if shared.log.lost_since(after) {
-        let snap = shared.snapshot();
+        let snap = shared.view(!public);
         let body = serde_json::json!({
             "seq": snap.last_seq,
             "kind": "snapshot",
@@ -186,6 +199,8 @@ pub(super) fn feed(shared: Arc<Shared>, after: u64, client: Client) -> impl Stre
     let backlog = shared.log.since(after).into();
     let state = Feed {
         _client: Connected::new(shared.clone(), client),
+        public,
+        watermark,
         shared,
         live,
         backlog,
@@ -198,6 +213,17 @@ pub(super) fn feed(shared: Arc<Shared>, after: u64, client: Client) -> impl Stre
             return Some((item, st));
         }
         loop {
+            // With a broadcast delay, a public reader gets events only up to the public view.
+            let limit = (st.public && !st.shared.delay.settings().is_zero())
+                .then(|| st.watermark.borrow().last_seq);
+            if let (Some(limit), Some(front)) = (limit, st.backlog.front()) {
+                if front.seq > st.last_sent && front.seq > limit {
+                    if st.watermark.changed().await.is_err() {
+                        return None;
+                    }
+                    continue;
+                }
+            }
             if let Some(ev) = st.backlog.pop_front() {
                 if ev.seq <= st.last_sent {
                     continue;

@@ -8,6 +8,8 @@
 //! * `GET /api/v1/ws` — the same feed over a WebSocket (`?since=N`).
 //! * `GET /api/v1/moves[?since=N]` — the record's moves with captures, clock and comments.
 //! * `GET /api/v1/games`, `GET /api/v1/games/{id}.sgf` — finished games kept on the device.
+//! * `GET /api/v1/broadcast` — the public broadcast delay: reads and feeds without the token
+//!   see the game `delay_s` seconds and `delay_moves` moves back; with the token, live.
 //! * `GET /metrics` — Prometheus text ([`metrics`]).
 //! * `POST …` — the referee's actions with the bearer token ([`actions`]).
 //! * `GET /api/v1/leds` — the LED frame being shown: each lit point's role, every point's
@@ -50,6 +52,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/metrics", get(metrics::metrics))
         .route("/api/v1/games", get(games))
         .route("/api/v1/games/{file}", get(game_file))
+        .route("/api/v1/broadcast", get(broadcast))
         .route_layer(middleware::from_fn_with_state(shared.clone(), may_read));
     let writes = Router::new()
         .route("/api/v1/games", post(actions::new_game))
@@ -62,6 +65,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/api/v1/clock/adjust", post(actions::adjust))
         .route("/api/v1/result", post(actions::result))
         .route("/api/v1/count", post(actions::count))
+        .route("/api/v1/broadcast", post(actions::set_broadcast))
         .route_layer(middleware::from_fn_with_state(
             shared.clone(),
             must_be_referee,
@@ -122,13 +126,14 @@ struct MovesQuery {
 /// `GET moves?since=N`: the moves after move `N` (all without `since`).
 async fn moves(
     State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
     query: Result<Query<MovesQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Response {
     let since = match query {
         Ok(Query(q)) => q.since.unwrap_or(0),
         Err(e) => return error(StatusCode::BAD_REQUEST, e.body_text()),
     };
-    let snap = shared.snapshot();
+    let snap = shared.view(is_referee(&shared, &headers));
     let from = (since as usize).min(snap.moves.len());
     Json(&snap.moves[from..]).into_response()
 }
@@ -144,8 +149,8 @@ pub async fn serve(
 
 /// The state, with what only the shell knows added: why the link is not up
 /// (`link.error`) and a failure to write the record (`storage_error`).
-async fn state(State(shared): State<Arc<Shared>>) -> Response {
-    let snap = shared.snapshot();
+async fn state(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
+    let snap = shared.view(is_referee(&shared, &headers));
     let mut value = serde_json::to_value(&snap.state).unwrap_or_default();
     if let Some(link) = value.get_mut("link").and_then(|l| l.as_object_mut()) {
         link.insert("error".into(), snap.link_error.clone().into());
@@ -161,8 +166,8 @@ pub(crate) fn error(status: StatusCode, message: impl Into<String>) -> Response 
     (status, Json(serde_json::json!({ "error": message.into() }))).into_response()
 }
 
-async fn game_sgf(State(shared): State<Arc<Shared>>) -> Response {
-    let snap = shared.snapshot();
+async fn game_sgf(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
+    let snap = shared.view(is_referee(&shared, &headers));
     (
         [
             (header::CONTENT_TYPE, "application/x-go-sgf; charset=utf-8"),
@@ -173,14 +178,19 @@ async fn game_sgf(State(shared): State<Arc<Shared>>) -> Response {
         .into_response()
 }
 
-async fn leds(State(shared): State<Arc<Shared>>) -> Response {
-    match &shared.snapshot().leds {
+async fn leds(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
+    match &shared.view(is_referee(&shared, &headers)).leds {
         Some(leds) => Json(leds).into_response(),
         None => error(
             StatusCode::NOT_FOUND,
             "no LEDs: `[leds] driver` is \"none\", or no frame yet",
         ),
     }
+}
+
+/// `GET broadcast`: the public delay in force (`delay_moves`, `delay_s`).
+async fn broadcast(State(shared): State<Arc<Shared>>) -> Response {
+    Json(shared.delay.settings()).into_response()
 }
 
 /// `GET games`: the finished games kept on the device, newest first.
@@ -225,10 +235,11 @@ async fn not_found() -> Response {
 /// The live page, with the state (and LED frame) as of this request embedded so the board is
 /// drawn before any fetch — when reads are public or the request carries the token.
 async fn index(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Html<String> {
-    if !shared.access.public_reads && !is_referee(&shared, &headers) {
+    let referee = is_referee(&shared, &headers);
+    if !shared.access.public_reads && !referee {
         return Html(INDEX.to_string());
     }
-    let snap = shared.snapshot();
+    let snap = shared.view(referee);
     let initial = serde_json::json!({ "state": snap.state, "leds": snap.leds });
     // Inside <script>: no "</" may close the element early.
     let json = initial.to_string().replace("</", "<\\/");

@@ -3,6 +3,7 @@
 //! the HTTP server.
 
 mod clock_hw;
+pub mod delay;
 pub mod games;
 mod leds;
 pub mod shared;
@@ -518,7 +519,11 @@ impl SessionTask {
             self.scan_rate = (Instant::now(), scans, rate);
         }
         snap.scans_per_second = self.scan_rate.2;
-        let _ = self.snapshot.send(Arc::new(snap));
+        let snap = Arc::new(snap);
+        let now = Instant::now();
+        self.shared.delay.record(now, &snap);
+        self.shared.delay.advance(&snap, now);
+        let _ = self.snapshot.send(snap);
     }
 
     fn flush_events(&mut self) -> Result<(), DaemonError> {

@@ -166,6 +166,8 @@ pub struct Shared {
     pub feeds: FeedCounters,
     /// Finished games kept on the device.
     pub games: super::games::GameStore,
+    /// The public broadcast delay.
+    pub delay: super::delay::Delay,
     /// Counter of the last scan the session took in, plus one (0 = none since the handshake).
     last_scan: AtomicU64,
     commands: mpsc::Sender<CommandRequest>,
@@ -178,12 +180,15 @@ impl Shared {
         access: ApiAccess,
         games: super::games::GameStore,
     ) -> Self {
+        let first = snapshot.borrow().clone();
         Shared {
+            delay: super::delay::Delay::new(first),
             snapshot,
             log: EventLog::new(),
             access,
             feeds: FeedCounters::default(),
             games,
+
             last_scan: AtomicU64::new(0),
             commands,
         }
@@ -202,6 +207,16 @@ impl Shared {
     /// The latest snapshot.
     pub fn snapshot(&self) -> Arc<Snapshot> {
         self.snapshot.borrow().clone()
+    }
+
+    /// The snapshot a reader sees: live for the referee or without a broadcast delay, the
+    /// delayed public one otherwise.
+    pub fn view(&self, referee: bool) -> Arc<Snapshot> {
+        if referee || self.delay.settings().is_zero() {
+            self.snapshot()
+        } else {
+            self.delay.public()
+        }
     }
 
     /// Counter of the last scan the session has taken in since the last handshake.

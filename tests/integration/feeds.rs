@@ -227,3 +227,126 @@ fn sse_resumes_across_a_correction_and_the_websocket_carries_the_same_feed() {
         rig.stop().await;
     });
 }
+
+/// The public broadcast delay: without the token, reads and feeds lag N moves (or N seconds)
+/// behind; with it, the referee sees the game live.
+#[test]
+fn the_broadcast_delay_holds_back_public_reads_and_feeds_but_not_the_referee() {
+    rt().block_on(async {
+        let rig = Rig::start(
+            Source::Script(Script::parse(GAME).unwrap()),
+            NoiseModel::Clean,
+            1,
+            Speed::Max,
+        )
+        .await;
+        rig.wait_done().await;
+        let client = reqwest::Client::new();
+        let set = |body: Value| {
+            client
+                .post(rig.url("/api/v1/broadcast"))
+                .bearer_auth(TEST_TOKEN)
+                .json(&body)
+                .send()
+        };
+        let moves_of = |v: &Value| v["move_number"].as_u64().unwrap();
+        let public_state = || async {
+            reqwest::get(rig.url("/api/v1/state"))
+                .await
+                .unwrap()
+                .json::<Value>()
+                .await
+                .unwrap()
+        };
+        assert_eq!(moves_of(&public_state().await), 6);
+        let resp = set(serde_json::json!({"delay_moves": 2})).await.unwrap();
+        assert_eq!(resp.status().as_u16(), 200);
+        // The public view moves at the next publish (every 200 ms at most).
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let public = public_state().await;
+        assert!(moves_of(&public) <= 4, "{}", public["move_number"]);
+        let live: Value = client
+            .get(rig.url("/api/v1/state"))
+            .bearer_auth(TEST_TOKEN)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(moves_of(&live), 6, "the referee sees it live");
+        let public_moves: Value = reqwest::get(rig.url("/api/v1/moves"))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(
+            public_moves.as_array().unwrap().len() as u64,
+            moves_of(&public)
+        );
+        let sgf = reqwest::get(rig.url("/api/v1/game.sgf"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(
+            sgf.contains("B[gc]") && !sgf.contains("W[eg]"),
+            "the SGF is delayed too: move 3 (B G7) in it, move 6 (W E3) not: {sgf}"
+        );
+        // The public feed stops where the public view is; the referee's goes on.
+        let public_feed = tokio::time::timeout(
+            Duration::from_millis(1500),
+            sse(&rig.url("/api/v1/events"), None, |m| {
+                m.iter().filter(|(_, d)| d["kind"] == "move").count() > 4
+            }),
+        )
+        .await;
+        assert!(
+            public_feed.is_err(),
+            "a public client must not get move 5 or 6"
+        );
+        let referee_moves = {
+            let resp = client
+                .get(rig.url("/api/v1/events"))
+                .bearer_auth(TEST_TOKEN)
+                .send()
+                .await
+                .unwrap();
+            let mut stream = resp.bytes_stream();
+            let mut text = String::new();
+            while text.matches("\"kind\":\"move\"").count() < 6 {
+                let chunk = tokio::time::timeout(Duration::from_secs(5), stream.next())
+                    .await
+                    .unwrap()
+                    .unwrap()
+                    .unwrap();
+                text.push_str(std::str::from_utf8(&chunk).unwrap());
+            }
+            text.matches("\"kind\":\"move\"").count()
+        };
+        assert_eq!(referee_moves, 6);
+        // A time delay: 1 s; after it, the public view is the game as it is (no new events).
+        set(serde_json::json!({"delay_s": 1})).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(1600)).await;
+        assert_eq!(moves_of(&public_state().await), 6);
+        let got: Value = reqwest::get(rig.url("/api/v1/broadcast"))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(got, serde_json::json!({"delay_moves": 0, "delay_s": 1}));
+        let bad = set(serde_json::json!({"delay_moves": -1})).await.unwrap();
+        assert_eq!(bad.status().as_u16(), 422);
+        let unauth = reqwest::Client::new()
+            .post(rig.url("/api/v1/broadcast"))
+            .json(&serde_json::json!({"delay_moves": 0}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(unauth.status().as_u16(), 401);
+        rig.stop().await;
+    });
+}

@@ -1,0 +1,121 @@
+//! The public broadcast delay (issue 6): unauthenticated reads and feeds see the game as it
+//! was `delay_ms` ago and `delay_moves` moves back, whichever is older; the referee (with the
+//! token) sees it live.
+//!
+//! The session task [records](Delay::record) every snapshot that carries new events; a ticker
+//! [advances](Delay::advance) the public snapshot to the newest recorded one old enough. The
+//! public feed releases events up to the public snapshot's `last_seq`.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::watch;
+
+use super::Snapshot;
+
+/// The delay in force.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DelaySettings {
+    /// Public views lag this many moves (and passes) behind the game.
+    #[serde(default)]
+    pub delay_moves: u32,
+    /// Public views lag this many seconds behind the game.
+    #[serde(default)]
+    pub delay_s: u32,
+}
+
+impl DelaySettings {
+    /// No delay.
+    pub fn is_zero(&self) -> bool {
+        self.delay_moves == 0 && self.delay_s == 0
+    }
+}
+
+/// Most snapshots kept for the delay (a few per move: several games' worth).
+const KEPT: usize = 4_000;
+
+/// The recorded snapshots and the public one.
+#[derive(Debug)]
+pub struct Delay {
+    settings: Mutex<DelaySettings>,
+    history: Mutex<VecDeque<(Instant, Arc<Snapshot>)>>,
+    public: watch::Sender<Arc<Snapshot>>,
+}
+
+impl Delay {
+    /// No delay yet; the public view starts at `first`.
+    pub fn new(first: Arc<Snapshot>) -> Delay {
+        let (public, _) = watch::channel(first);
+        Delay {
+            settings: Mutex::new(DelaySettings::default()),
+            history: Mutex::new(VecDeque::new()),
+            public,
+        }
+    }
+
+    /// The delay in force.
+    pub fn settings(&self) -> DelaySettings {
+        *self.settings.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Sets the delay (takes effect at the next [`Delay::advance`]).
+    pub fn set(&self, settings: DelaySettings) {
+        *self.settings.lock().unwrap_or_else(|e| e.into_inner()) = settings;
+    }
+
+    /// Keeps `snap` (taken at `at`) if it carries events the last one kept did not.
+    pub fn record(&self, at: Instant, snap: &Arc<Snapshot>) {
+        let mut h = self.history.lock().unwrap_or_else(|e| e.into_inner());
+        if h.back().is_some_and(|(_, s)| s.last_seq == snap.last_seq) {
+            return;
+        }
+        h.push_back((at, snap.clone()));
+        while h.len() > KEPT {
+            h.pop_front();
+        }
+    }
+
+    /// Moves the public view to the newest kept snapshot at least `delay_s` old and
+    /// `delay_moves` moves behind `live` (the oldest kept when none is); with no delay, to
+    /// `live` itself.
+    pub fn advance(&self, live: &Arc<Snapshot>, now: Instant) {
+        let settings = self.settings();
+        let next = if settings.is_zero() {
+            live.clone()
+        } else {
+            let h = self.history.lock().unwrap_or_else(|e| e.into_inner());
+            let cutoff = now.checked_sub(Duration::from_secs(u64::from(settings.delay_s)));
+            let max_moves = live.state.move_number.saturating_sub(settings.delay_moves);
+            let old_enough = |(at, _): &&(Instant, Arc<Snapshot>)| {
+                cutoff.is_some_and(|c| *at <= c) || settings.delay_s == 0
+            };
+            let behind = |(_, s): &&(Instant, Arc<Snapshot>)| {
+                settings.delay_moves == 0 || s.state.move_number <= max_moves
+            };
+            match h.iter().rev().find(|e| old_enough(e) && behind(e)) {
+                Some((_, s)) => s.clone(),
+                None => match h.front() {
+                    Some((_, s)) => s.clone(),
+                    None => live.clone(),
+                },
+            }
+        };
+        if !Arc::ptr_eq(&self.public.borrow(), &next) {
+            // send_replace: the value changes even when no feed is subscribed.
+            self.public.send_replace(next);
+        }
+    }
+
+    /// The public view.
+    pub fn public(&self) -> Arc<Snapshot> {
+        self.public.borrow().clone()
+    }
+
+    /// Follows the public view.
+    pub fn subscribe(&self) -> watch::Receiver<Arc<Snapshot>> {
+        self.public.subscribe()
+    }
+}
