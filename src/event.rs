@@ -24,7 +24,7 @@ pub struct Event {
 }
 
 /// A stone that belongs on a point, in desync guidance.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct PointColor {
     /// GTP point.
     pub point: String,
@@ -48,7 +48,7 @@ pub struct Evidence {
 }
 
 /// Both sides' clocks (DESIGN.md `clock` event, `GET /api/v1/state`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct ClockView {
     /// The time control in its text form (`main=3600s cn=5x60s`).
     pub system: String,
@@ -276,7 +276,7 @@ pub struct CandidateMove {
 }
 
 /// Game phase (DESIGN.md `phase` event).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
     /// Waiting for the board to show the starting position (empty, or handicap/setup stones).
@@ -308,7 +308,7 @@ impl Phase {
 }
 
 /// Serial link state (DESIGN.md `link` event).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum LinkState {
     /// Handshake done, scans arriving.

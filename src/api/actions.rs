@@ -29,7 +29,7 @@ use axum::Json;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
-use super::error;
+use super::{error, ErrorBody, OkBody};
 use crate::daemon::Shared;
 use crate::referee::{Adjudication, CommandError, GameSetup, Ruling};
 use crate::rules::{Color, Point};
@@ -87,7 +87,7 @@ fn refused(e: SessionError) -> Response {
 }
 
 /// A side: `"black"` or `"white"`.
-#[derive(Clone, Copy, Debug, Deserialize)]
+#[derive(Clone, Copy, Debug, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Side {
     /// Black.
@@ -106,7 +106,7 @@ impl From<Side> for Color {
 }
 
 /// `POST games`: a new game. Every field is optional.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewGame {
     /// 9, 13 or 19 (default 19).
@@ -179,6 +179,7 @@ impl NewGame {
     }
 }
 
+#[utoipa::path(post, path = "/api/v1/games", request_body = NewGame, security(("bearer" = [])), responses((status = 401, description = "no or wrong token", body = ErrorBody), (status = 400, description = "not JSON", body = ErrorBody), (status = 422, description = "wrong values", body = ErrorBody), (status = 409, description = "the rules refuse it", body = ErrorBody), (status = 413, description = "body too large"), (status = 200, description = "done", body = OkBody)))]
 pub(super) async fn new_game(
     State(shared): State<Arc<Shared>>,
     Body(body): Body<NewGame>,
@@ -203,7 +204,7 @@ pub(super) async fn new_game(
 }
 
 /// `POST violations/{id}/resolve`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Resolve {
     /// `put_back` (the board as the record has it) or `accept` (the act stands as played).
@@ -211,7 +212,7 @@ pub struct Resolve {
 }
 
 /// A ruling's name.
-#[derive(Clone, Copy, Debug, Deserialize)]
+#[derive(Clone, Copy, Debug, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RulingName {
     /// Put the board back.
@@ -220,6 +221,7 @@ pub enum RulingName {
     Accept,
 }
 
+#[utoipa::path(post, path = "/api/v1/violations/{id}/resolve", params(("id" = u32, Path, description = "violation id")), request_body = Resolve, security(("bearer" = [])), responses((status = 401, description = "no or wrong token", body = ErrorBody), (status = 400, description = "not JSON", body = ErrorBody), (status = 422, description = "wrong values", body = ErrorBody), (status = 409, description = "the rules refuse it", body = ErrorBody), (status = 413, description = "body too large"), (status = 200, description = "done", body = OkBody)))]
 pub(super) async fn resolve(
     State(shared): State<Arc<Shared>>,
     Path(id): Path<u32>,
@@ -233,13 +235,14 @@ pub(super) async fn resolve(
 }
 
 /// `POST ambiguous/choose`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Choose {
     /// Index of the explanation in `GET state`'s `ambiguous`.
     pub index: usize,
 }
 
+#[utoipa::path(post, path = "/api/v1/ambiguous/choose", request_body = Choose, security(("bearer" = [])), responses((status = 401, description = "no or wrong token", body = ErrorBody), (status = 400, description = "not JSON", body = ErrorBody), (status = 422, description = "wrong values", body = ErrorBody), (status = 409, description = "the rules refuse it", body = ErrorBody), (status = 413, description = "body too large"), (status = 200, description = "done", body = OkBody)))]
 pub(super) async fn choose(
     State(shared): State<Arc<Shared>>,
     Body(body): Body<Choose>,
@@ -248,13 +251,14 @@ pub(super) async fn choose(
 }
 
 /// `POST moves/{number}/correct`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Correct {
     /// The right point (GTP), or null for a pass.
     pub point: Option<String>,
 }
 
+#[utoipa::path(post, path = "/api/v1/moves/{number}/correct", params(("number" = u32, Path, description = "move number, from 1")), request_body = Correct, security(("bearer" = [])), responses((status = 401, description = "no or wrong token", body = ErrorBody), (status = 400, description = "not JSON", body = ErrorBody), (status = 422, description = "wrong values", body = ErrorBody), (status = 409, description = "the rules refuse it", body = ErrorBody), (status = 413, description = "body too large"), (status = 200, description = "done", body = OkBody)))]
 pub(super) async fn correct(
     State(shared): State<Arc<Shared>>,
     Path(number): Path<u32>,
@@ -270,7 +274,7 @@ pub(super) async fn correct(
 }
 
 /// `POST warnings`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Warn {
     /// The warned side.
@@ -279,6 +283,7 @@ pub struct Warn {
     pub reason: String,
 }
 
+#[utoipa::path(post, path = "/api/v1/warnings", request_body = Warn, security(("bearer" = [])), responses((status = 401, description = "no or wrong token", body = ErrorBody), (status = 400, description = "not JSON", body = ErrorBody), (status = 422, description = "wrong values", body = ErrorBody), (status = 409, description = "the rules refuse it", body = ErrorBody), (status = 413, description = "body too large"), (status = 200, description = "done", body = OkBody)))]
 pub(super) async fn warn(State(shared): State<Arc<Shared>>, Body(body): Body<Warn>) -> Response {
     if body.reason.trim().is_empty() || body.reason.chars().count() > 500 {
         return error(
@@ -296,16 +301,18 @@ pub(super) async fn warn(State(shared): State<Arc<Shared>>, Body(body): Body<War
     .await
 }
 
+#[utoipa::path(post, path = "/api/v1/clock/pause", security(("bearer" = [])), responses((status = 401, description = "no or wrong token", body = ErrorBody), (status = 400, description = "not JSON", body = ErrorBody), (status = 422, description = "wrong values", body = ErrorBody), (status = 409, description = "the rules refuse it", body = ErrorBody), (status = 413, description = "body too large"), (status = 200, description = "done", body = OkBody)))]
 pub(super) async fn pause(State(shared): State<Arc<Shared>>) -> Response {
     apply(&shared, Command::Pause).await
 }
 
+#[utoipa::path(post, path = "/api/v1/clock/resume", security(("bearer" = [])), responses((status = 401, description = "no or wrong token", body = ErrorBody), (status = 400, description = "not JSON", body = ErrorBody), (status = 422, description = "wrong values", body = ErrorBody), (status = 409, description = "the rules refuse it", body = ErrorBody), (status = 413, description = "body too large"), (status = 200, description = "done", body = OkBody)))]
 pub(super) async fn resume(State(shared): State<Arc<Shared>>) -> Response {
     apply(&shared, Command::Resume).await
 }
 
 /// `POST clock/adjust`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Adjust {
     /// The side whose clock changes.
@@ -314,6 +321,7 @@ pub struct Adjust {
     pub delta_ms: i64,
 }
 
+#[utoipa::path(post, path = "/api/v1/clock/adjust", request_body = Adjust, security(("bearer" = [])), responses((status = 401, description = "no or wrong token", body = ErrorBody), (status = 400, description = "not JSON", body = ErrorBody), (status = 422, description = "wrong values", body = ErrorBody), (status = 409, description = "the rules refuse it", body = ErrorBody), (status = 413, description = "body too large"), (status = 200, description = "done", body = OkBody)))]
 pub(super) async fn adjust(
     State(shared): State<Arc<Shared>>,
     Body(body): Body<Adjust>,
@@ -335,7 +343,7 @@ pub(super) async fn adjust(
 }
 
 /// `POST result`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Decide {
     /// The referee's decision.
@@ -343,7 +351,7 @@ pub struct Decide {
 }
 
 /// A decision's name.
-#[derive(Clone, Copy, Debug, Deserialize)]
+#[derive(Clone, Copy, Debug, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Decision {
     /// Black wins.
@@ -360,6 +368,7 @@ pub enum Decision {
     NoResult,
 }
 
+#[utoipa::path(post, path = "/api/v1/result", request_body = Decide, security(("bearer" = [])), responses((status = 401, description = "no or wrong token", body = ErrorBody), (status = 400, description = "not JSON", body = ErrorBody), (status = 422, description = "wrong values", body = ErrorBody), (status = 409, description = "the rules refuse it", body = ErrorBody), (status = 413, description = "body too large"), (status = 200, description = "done", body = OkBody)))]
 pub(super) async fn result(
     State(shared): State<Arc<Shared>>,
     Body(body): Body<Decide>,
@@ -376,13 +385,14 @@ pub(super) async fn result(
 }
 
 /// `POST count`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Count {
     /// The dead stones as agreed (GTP), or null for the proposal.
     pub dead: Option<Vec<String>>,
 }
 
+#[utoipa::path(post, path = "/api/v1/count", request_body = Count, security(("bearer" = [])), responses((status = 401, description = "no or wrong token", body = ErrorBody), (status = 400, description = "not JSON", body = ErrorBody), (status = 422, description = "wrong values", body = ErrorBody), (status = 409, description = "the rules refuse it", body = ErrorBody), (status = 413, description = "body too large"), (status = 200, description = "done", body = OkBody)))]
 pub(super) async fn count(State(shared): State<Arc<Shared>>, Body(body): Body<Count>) -> Response {
     let size = shared.snapshot().state.size;
     let dead = match body.dead {
@@ -409,6 +419,7 @@ fn check_delay(d: &crate::daemon::delay::DelaySettings) -> Result<(), String> {
 }
 
 /// `POST broadcast`: sets the public broadcast delay.
+#[utoipa::path(post, path = "/api/v1/broadcast", request_body = crate::daemon::delay::DelaySettings, security(("bearer" = [])), responses((status = 401, description = "no or wrong token", body = ErrorBody), (status = 400, description = "not JSON", body = ErrorBody), (status = 422, description = "wrong values", body = ErrorBody), (status = 409, description = "the rules refuse it", body = ErrorBody), (status = 413, description = "body too large"), (status = 200, description = "done", body = OkBody)))]
 pub(super) async fn set_broadcast(
     State(shared): State<Arc<Shared>>,
     Body(body): Body<crate::daemon::delay::DelaySettings>,

@@ -56,6 +56,7 @@ fn since_param(query: Option<&str>) -> Result<Option<u64>, String> {
 /// `GET /api/v1/events[?since=N]`, header `Last-Event-ID: N`: every event after `N`, then
 /// the live ones. A `Last-Event-ID` that is not a number is ignored (browsers send what they
 /// got); a bad `since` is a 400.
+#[utoipa::path(get, path = "/api/v1/events", params(("since" = Option<u64>, Query, description = "resume after this seq (or the Last-Event-ID header)")), responses((status = 200, description = "Server-Sent Events: one event object (DESIGN.md events; `seq`, `t_ms`, `kind`, …) per message, id = seq", content_type = "text/event-stream", body = String), (status = 400, body = super::ErrorBody)))]
 pub(super) async fn sse(
     State(shared): State<Arc<Shared>>,
     RawQuery(query): RawQuery,
@@ -81,6 +82,7 @@ pub(super) async fn sse(
 
 /// `GET /api/v1/ws[?since=N]`: the same feed over a WebSocket, one event per text message.
 /// Messages from the client are ignored (pings are answered by the library).
+#[utoipa::path(get, path = "/api/v1/ws", params(("since" = Option<u64>, Query, description = "resume after this seq")), responses((status = 101, description = "WebSocket: the same events as /api/v1/events, one JSON text message each"), (status = 400, body = super::ErrorBody)))]
 pub(super) async fn ws(
     State(shared): State<Arc<Shared>>,
     RawQuery(query): RawQuery,

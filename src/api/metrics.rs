@@ -173,6 +173,7 @@ fn family(out: &mut String, name: &str, kind: &str, help: &str, samples: &[(&str
     }
 }
 
+#[utoipa::path(get, path = "/metrics", responses((status = 200, description = "Prometheus text format 0.0.4", content_type = "text/plain", body = String)))]
 pub(super) async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
     (
         [(

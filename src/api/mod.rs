@@ -11,6 +11,8 @@
 //! * `GET /api/v1/broadcast` — the public broadcast delay: reads and feeds without the token
 //!   see the game `delay_s` seconds and `delay_moves` moves back; with the token, live.
 //! * `GET /metrics` — Prometheus text ([`metrics`]).
+//! * `GET /api/v1/openapi.json` — the OpenAPI 3 document of all of this, generated from the
+//!   types and handlers (utoipa).
 //! * `POST …` — the referee's actions with the bearer token ([`actions`]).
 //! * `GET /api/v1/leds` — the LED frame being shown: each lit point's role, every point's
 //!   colour, the palette with its effects, the driver and whether the LEDs show it
@@ -22,6 +24,7 @@
 pub mod actions;
 mod events;
 pub mod metrics;
+mod openapi;
 pub mod server;
 pub mod token;
 
@@ -50,6 +53,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/api/v1/ws", get(events::ws))
         .route("/api/v1/leds", get(leds))
         .route("/metrics", get(metrics::metrics))
+        .route("/api/v1/openapi.json", get(openapi::document))
         .route("/api/v1/games", get(games))
         .route("/api/v1/games/{file}", get(game_file))
         .route("/api/v1/broadcast", get(broadcast))
@@ -124,6 +128,7 @@ struct MovesQuery {
 }
 
 /// `GET moves?since=N`: the moves after move `N` (all without `since`).
+#[utoipa::path(get, path = "/api/v1/moves", params(("since" = Option<u32>, Query, description = "only the moves after this number")), responses((status = 200, body = Vec<crate::session::MoveView>), (status = 400, body = ErrorBody)))]
 async fn moves(
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
@@ -149,6 +154,7 @@ pub async fn serve(
 
 /// The state, with what only the shell knows added: why the link is not up
 /// (`link.error`) and a failure to write the record (`storage_error`).
+#[utoipa::path(get, path = "/api/v1/state", responses((status = 200, description = "the live state (delayed for the public when a broadcast delay is set)", body = crate::session::StateView)))]
 async fn state(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
     let snap = shared.view(is_referee(&shared, &headers));
     let mut value = serde_json::to_value(&snap.state).unwrap_or_default();
@@ -161,11 +167,26 @@ async fn state(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Respons
     Json(value).into_response()
 }
 
+/// Every error's body.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct ErrorBody {
+    /// What went wrong and what to do.
+    pub error: String,
+}
+
+/// The body of a successful action.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct OkBody {
+    /// Always true.
+    pub ok: bool,
+}
+
 /// A JSON error body: `{"error": message}` with `status`.
 pub(crate) fn error(status: StatusCode, message: impl Into<String>) -> Response {
     (status, Json(serde_json::json!({ "error": message.into() }))).into_response()
 }
 
+#[utoipa::path(get, path = "/api/v1/game.sgf", responses((status = 200, description = "the record so far, SGF FF[4] CA[UTF-8]", content_type = "application/x-go-sgf", body = String)))]
 async fn game_sgf(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
     let snap = shared.view(is_referee(&shared, &headers));
     (
@@ -178,6 +199,7 @@ async fn game_sgf(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Resp
         .into_response()
 }
 
+#[utoipa::path(get, path = "/api/v1/leds", responses((status = 200, body = crate::daemon::LedsSnapshot), (status = 404, body = ErrorBody)))]
 async fn leds(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
     match &shared.view(is_referee(&shared, &headers)).leds {
         Some(leds) => Json(leds).into_response(),
@@ -189,16 +211,19 @@ async fn leds(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response
 }
 
 /// `GET broadcast`: the public delay in force (`delay_moves`, `delay_s`).
+#[utoipa::path(get, path = "/api/v1/broadcast", responses((status = 200, body = crate::daemon::delay::DelaySettings)))]
 async fn broadcast(State(shared): State<Arc<Shared>>) -> Response {
     Json(shared.delay.settings()).into_response()
 }
 
 /// `GET games`: the finished games kept on the device, newest first.
+#[utoipa::path(get, path = "/api/v1/games", responses((status = 200, description = "finished games, newest first", body = Vec<crate::daemon::games::GameEntry>)))]
 async fn games(State(shared): State<Arc<Shared>>) -> Response {
     Json(shared.games.list()).into_response()
 }
 
 /// `GET games/{id}.sgf`: one finished game's record.
+#[utoipa::path(get, path = "/api/v1/games/{id}.sgf", params(("id" = String, Path, description = "a game id from GET games")), responses((status = 200, content_type = "application/x-go-sgf", body = String), (status = 404, body = ErrorBody)))]
 async fn game_file(
     State(shared): State<Arc<Shared>>,
     axum::extract::Path(file): axum::extract::Path<String>,

@@ -19,7 +19,7 @@ pub struct SideClock {
 }
 
 /// What a side's clock shows (DESIGN.md `clock` event, `GET /api/v1/state`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct Reading {
     /// Main time left, ms.
     pub main_ms: u64,

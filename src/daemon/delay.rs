@@ -16,7 +16,7 @@ use tokio::sync::watch;
 use super::Snapshot;
 
 /// The delay in force.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DelaySettings {
     /// Public views lag this many moves (and passes) behind the game.

@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::rules::GameRecord;
 
 /// One finished game as listed.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct GameEntry {
     /// Its id: `YYYYMMDD-HHMMSS` of when it finished, with `-N` if two share a second.
     pub id: String,

@@ -28,7 +28,7 @@ impl std::fmt::Debug for LedOutput {
 }
 
 /// The LEDs as `GET /api/v1/leds` serves them: the frame being shown and where it stands.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct LedsSnapshot {
     /// The frame.
     #[serde(flatten)]

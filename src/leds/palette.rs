@@ -18,7 +18,7 @@ const ORANGE: [u8; 3] = [255, 60, 0];
 const DIM_WHITE: [u8; 3] = [70, 70, 70];
 
 /// Brightness and current limits of the LEDs (the `[leds]` section of the config file).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct LedSettings {
     /// Global brightness, 0 (off) to 255 (full): every colour is scaled by it first.
     pub brightness: u8,
@@ -42,7 +42,7 @@ impl Default for LedSettings {
 }
 
 /// A palette entry of a frame: index = the wire index (PROTOCOL.md §5.6). Entry 0 is off.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 #[repr(u8)]
 pub enum Slot {

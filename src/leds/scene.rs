@@ -5,7 +5,7 @@ use serde::Serialize;
 use crate::rules::{Color, Point};
 
 /// What a point's LED shows (DESIGN.md "HTTP API", `GET leds`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     /// The last move (a soft light in the mover's hue).

@@ -11,7 +11,7 @@ use super::scene::Role;
 use crate::rules::Point;
 
 /// One palette entry as served.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct PaintView {
     /// The slot's name (`remove`, `restore_black_next`, …).
     pub slot: Slot,
@@ -24,7 +24,7 @@ pub struct PaintView {
 }
 
 /// A frame as served: what every point shows and why.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct LedView {
     /// Points per side.
     pub size: u8,

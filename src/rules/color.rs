@@ -7,7 +7,19 @@ use std::fmt;
 ///
 /// In JSON (serde) a colour is the lowercase string `"black"` or `"white"`, the form used by the
 /// event log (DESIGN.md, "Events").
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    utoipa::ToSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Color {
     /// Black: moves first in an even game (G2), holds 181 stones (G1).

@@ -5,7 +5,7 @@ use serde::Serialize;
 use crate::rules::{Color, Game, GameRecord};
 
 /// One move or pass of the record.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct MoveView {
     /// 1-based move number (moves and passes count).
     pub number: u32,

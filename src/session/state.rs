@@ -7,7 +7,7 @@ use crate::event::{ClockView, Phase, PointColor};
 use crate::rules::Color;
 
 /// A count per side (prisoners taken by each side; warnings of each side).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct Captures {
     /// White stones captured by Black.
     pub black: u32,
@@ -16,7 +16,7 @@ pub struct Captures {
 }
 
 /// The last move or pass.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct LastMove {
     /// Mover.
     pub color: Color,
@@ -27,7 +27,7 @@ pub struct LastMove {
 }
 
 /// The serial link as the API shows it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct LinkView {
     /// `connected` or `lost`.
     pub state: crate::event::LinkState,
@@ -42,7 +42,7 @@ pub struct LinkView {
 }
 
 /// An open violation, as the API shows it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct ViolationView {
     /// Violation id.
     pub id: u32,
@@ -63,7 +63,7 @@ pub struct ViolationView {
 }
 
 /// Game information shown with the state.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct GameView {
     /// Black player.
     pub black: Option<String>,
@@ -84,7 +84,7 @@ pub struct GameView {
 }
 
 /// Desync (or setup) guidance: what to change on the board.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct Guidance {
     /// Stones to put (back) with their colour.
     pub restore: Vec<PointColor>,
@@ -94,7 +94,7 @@ pub struct Guidance {
 
 /// The live state (DESIGN.md "HTTP API", `GET state`). Boards are rows, top row first, `.`
 /// empty, `X` black, `O` white.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct StateView {
     /// Points per side.
     pub size: u8,

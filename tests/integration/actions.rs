@@ -171,3 +171,70 @@ fn actions_need_the_token_and_bad_requests_change_nothing() {
         rig.stop().await;
     });
 }
+
+#[test]
+fn the_openapi_document_describes_every_route() {
+    rt().block_on(async {
+        let rig = Rig::start(
+            Source::Script(Script::parse("size 9\nat 0 place B E5\n").unwrap()),
+            NoiseModel::Clean,
+            1,
+            Speed::Max,
+        )
+        .await;
+        let doc: Value = reqwest::get(rig.url("/api/v1/openapi.json"))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert!(doc["openapi"].as_str().unwrap().starts_with("3."));
+        let paths = doc["paths"].as_object().unwrap();
+        for (path, method) in [
+            ("/api/v1/state", "get"),
+            ("/api/v1/moves", "get"),
+            ("/api/v1/game.sgf", "get"),
+            ("/api/v1/events", "get"),
+            ("/api/v1/ws", "get"),
+            ("/api/v1/leds", "get"),
+            ("/api/v1/games", "get"),
+            ("/api/v1/games", "post"),
+            ("/api/v1/games/{id}.sgf", "get"),
+            ("/api/v1/broadcast", "get"),
+            ("/api/v1/broadcast", "post"),
+            ("/api/v1/violations/{id}/resolve", "post"),
+            ("/api/v1/ambiguous/choose", "post"),
+            ("/api/v1/moves/{number}/correct", "post"),
+            ("/api/v1/warnings", "post"),
+            ("/api/v1/clock/pause", "post"),
+            ("/api/v1/clock/resume", "post"),
+            ("/api/v1/clock/adjust", "post"),
+            ("/api/v1/result", "post"),
+            ("/api/v1/count", "post"),
+            ("/metrics", "get"),
+        ] {
+            assert!(
+                paths.get(path).and_then(|p| p.get(method)).is_some(),
+                "{method} {path}"
+            );
+        }
+        let schemas = doc["components"]["schemas"].as_object().unwrap();
+        for s in [
+            "StateView",
+            "MoveView",
+            "LedsSnapshot",
+            "NewGame",
+            "ViolationView",
+            "ClockView",
+        ] {
+            assert!(schemas.contains_key(s), "schema {s}");
+        }
+        assert!(schemas["StateView"]["properties"]["board"].is_object());
+        assert_eq!(
+            doc["components"]["securitySchemes"]["bearer"]["scheme"],
+            "bearer"
+        );
+        assert!(paths["/api/v1/warnings"]["post"]["responses"]["409"].is_object());
+        rig.stop().await;
+    });
+}
