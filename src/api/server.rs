@@ -22,7 +22,7 @@ use tokio::sync::{watch, Semaphore};
 use tower::ServiceExt;
 
 /// Most simultaneous HTTP connections (SSE followers included).
-pub const MAX_CONNECTIONS: usize = 512;
+pub const MAX_CONNECTIONS: usize = 1024;
 
 /// Time a client has to send a request's headers.
 pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
