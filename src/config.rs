@@ -632,6 +632,28 @@ mod tests {
     }
 
     #[test]
+    fn the_example_configs_commented_sections_are_valid_too() {
+        // Every `# [section]` and `# key = value` line of the shipped example, uncommented.
+        let text: String = include_str!("../systemd/smartgoban.toml")
+            .lines()
+            .map(|l| match l.strip_prefix("# ") {
+                Some(rest)
+                    if rest.starts_with('[') || rest.split_whitespace().nth(1) == Some("=") =>
+                {
+                    rest
+                }
+                _ => l,
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let c = Config::parse(&text, Path::new("uncommented")).unwrap();
+        assert_eq!(c.leds.driver, LedDriverKind::Mcu);
+        assert_eq!(c.leds.spi_max_transfer, 4096);
+        assert!(c.public_reads);
+        assert_eq!(c.clock.buttons, Some([17, 27, 22]));
+    }
+
+    #[test]
     fn defaults_are_valid() {
         let c = Config::defaults();
         assert_eq!(c.http.port(), 8019);
