@@ -129,6 +129,8 @@ pub struct NewGame {
     pub round: Option<String>,
     /// Time system, e.g. `main=60m cn=5x60s` (none: no clock).
     pub time: Option<String>,
+    /// Referee profile: `cn2002` (default: the service's) or `cn1988`.
+    pub profile: Option<String>,
     /// Public broadcast delay for this game, moves.
     pub delay_moves: Option<u32>,
     /// Public broadcast delay for this game, seconds.
@@ -151,6 +153,12 @@ impl NewGame {
         }
         let mut setup = GameSetup::free_handicap(size, handicap);
         setup.info.komi = Some(komi);
+        if let Some(p) = self.profile.as_deref() {
+            setup.profile = Some(
+                p.parse()
+                    .map_err(|_| format!("profile {p:?}: use \"cn2002\" or \"cn1988\""))?,
+            );
+        }
         if let Some(t) = self
             .time
             .as_deref()

@@ -20,6 +20,9 @@ pub struct GameSetup {
     /// The time control (C3, R22); `None`: no clock, moves are committed by the settled
     /// board. Written to the record as SGF `TM`/`OT`.
     pub time: Option<TimeSystem>,
+    /// The referee's rule profile for this game (`None`: the service's, from its config). A
+    /// new game started by the organiser may choose it.
+    pub profile: Option<super::Profile>,
 }
 
 impl GameSetup {
@@ -37,6 +40,7 @@ impl GameSetup {
             first_to_move: Color::Black,
             free_handicap: 0,
             time: None,
+            profile: None,
         }
     }
 
@@ -62,6 +66,7 @@ impl GameSetup {
             first_to_move: record.first_to_move(),
             free_handicap: 0,
             time: None,
+            profile: None,
         }
     }
 

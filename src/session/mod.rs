@@ -590,7 +590,11 @@ impl Session {
         let now = self.board_time_ms;
         match command {
             Command::NewGame(setup) => {
-                let referee = Referee::new(&setup, self.config.referee)?;
+                let mut config = self.config.referee;
+                if let Some(profile) = setup.profile {
+                    config.profile = profile;
+                }
+                let referee = Referee::new(&setup, config)?;
                 self.referee = referee;
                 self.clock = setup.time.map(Clock::new);
                 self.referee.set_timed(self.clock.is_some());

@@ -106,6 +106,13 @@ fn actions_need_the_token_and_bad_requests_change_nothing() {
             (
                 rig.url("/api/v1/games"),
                 Some(TEST_TOKEN),
+                r#"{"profile":"aga"}"#.into(),
+                422,
+                "profile",
+            ),
+            (
+                rig.url("/api/v1/games"),
+                Some(TEST_TOKEN),
                 format!(r#"{{"black":"{}"}}"#, "x".repeat(70_000)),
                 413,
                 "",
@@ -156,7 +163,7 @@ fn actions_need_the_token_and_bad_requests_change_nothing() {
         let resp = post(
             &rig.url("/api/v1/games"),
             Some(TEST_TOKEN),
-            r#"{"size":13,"black":"Ke Jie","white":"Shin Jinseo","komi":7.5,"event":"Test \"Cup\" ]\\","round":"1"}"#,
+            r#"{"size":13,"black":"Ke Jie","white":"Shin Jinseo","komi":7.5,"event":"Test \"Cup\" ]\\","round":"1","profile":"cn1988"}"#,
         )
         .await
         .unwrap();
@@ -165,6 +172,7 @@ fn actions_need_the_token_and_bad_requests_change_nothing() {
         assert_eq!(s["size"], 13);
         assert_eq!(s["move_number"], 0);
         assert_eq!(s["game"]["black"], "Ke Jie");
+        assert_eq!(s["profile"], "cn1988");
         let sgf = reqwest::get(rig.url("/api/v1/game.sgf")).await.unwrap().text().await.unwrap();
         assert!(sgf.contains("PB[Ke Jie]"), "{sgf}");
         assert!(sgf.contains(r#"EV[Test "Cup" \]\\]"#), "escaped: {sgf}");
