@@ -219,6 +219,10 @@ pub enum EventKind {
         color: Color,
         /// Warnings this side has now.
         count: u32,
+        /// The referee's reason, for a warning given by the referee (those that come with a
+        /// violation are explained by it).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
     },
     /// A violation was closed.
     ViolationResolved {

@@ -21,7 +21,7 @@
 
 use std::sync::Arc;
 
-use axum::extract::rejection::JsonRejection;
+use axum::extract::rejection::{JsonRejection, PathRejection};
 use axum::extract::{FromRequest, Path, Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -181,7 +181,11 @@ impl NewGame {
             if value.as_ref().is_some_and(|v| v.chars().count() > 200) {
                 return Err("names and titles are limited to 200 characters".into());
             }
-            *field = value;
+            // Control characters have no place in a name (the record, the terminal).
+            *field = value
+                .map(|v| v.chars().filter(|c| !c.is_control()).collect::<String>())
+                .map(|v| v.trim().to_string())
+                .filter(|v| !v.is_empty());
         }
         Ok(setup)
     }
@@ -201,6 +205,16 @@ pub(super) async fn new_game(
     }
     match body.setup() {
         Ok(setup) => {
+            let board = shared.snapshot().state.link.board_size;
+            if let Some(b) = board.filter(|&b| b != setup.size()) {
+                return error(
+                    StatusCode::CONFLICT,
+                    format!(
+                        "the board is {b}×{b}: a {s}×{s} game cannot be played on it",
+                        s = setup.size()
+                    ),
+                );
+            }
             let resp = apply(&shared, Command::NewGame(Box::new(setup))).await;
             if resp.status().is_success() {
                 shared.delay.set(delay);
@@ -232,9 +246,15 @@ pub enum RulingName {
 #[utoipa::path(post, path = "/api/v1/violations/{id}/resolve", params(("id" = u32, Path, description = "violation id")), request_body = Resolve, security(("bearer" = [])), responses((status = 401, description = "no or wrong token", body = ErrorBody), (status = 400, description = "not JSON", body = ErrorBody), (status = 422, description = "wrong values", body = ErrorBody), (status = 409, description = "the rules refuse it", body = ErrorBody), (status = 413, description = "body too large"), (status = 200, description = "done", body = OkBody)))]
 pub(super) async fn resolve(
     State(shared): State<Arc<Shared>>,
-    Path(id): Path<u32>,
+    id: Result<Path<u32>, PathRejection>,
     Body(body): Body<Resolve>,
 ) -> Response {
+    let Ok(Path(id)) = id else {
+        return error(
+            StatusCode::NOT_FOUND,
+            "no such violation: ids are whole numbers from 1",
+        );
+    };
     let ruling = match body.ruling {
         RulingName::PutBack => Ruling::PutBack,
         RulingName::Accept => Ruling::AcceptAsPlayed,
@@ -269,9 +289,15 @@ pub struct Correct {
 #[utoipa::path(post, path = "/api/v1/moves/{number}/correct", params(("number" = u32, Path, description = "move number, from 1")), request_body = Correct, security(("bearer" = [])), responses((status = 401, description = "no or wrong token", body = ErrorBody), (status = 400, description = "not JSON", body = ErrorBody), (status = 422, description = "wrong values", body = ErrorBody), (status = 409, description = "the rules refuse it", body = ErrorBody), (status = 413, description = "body too large"), (status = 200, description = "done", body = OkBody)))]
 pub(super) async fn correct(
     State(shared): State<Arc<Shared>>,
-    Path(number): Path<u32>,
+    number: Result<Path<u32>, PathRejection>,
     Body(body): Body<Correct>,
 ) -> Response {
+    let Ok(Path(number)) = number else {
+        return error(
+            StatusCode::NOT_FOUND,
+            "no such move: moves are numbered from 1",
+        );
+    };
     let size = shared.snapshot().state.size;
     let point = match body.point.as_deref().map(|p| Point::from_gtp(p, size)) {
         None => None,

@@ -15,8 +15,9 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::extract::rejection::QueryRejection;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
-use axum::extract::{RawQuery, State};
+use axum::extract::{Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
@@ -26,6 +27,21 @@ use tokio::sync::broadcast::{self, error::RecvError};
 use crate::daemon::Shared;
 use crate::event::Event;
 
+/// Most clients following the feeds (SSE and WebSocket together): more get 503, so followers
+/// can never take every connection from ordinary requests.
+pub const MAX_FEED_CLIENTS: i64 = 1200;
+
+fn feeds_full(shared: &Shared) -> Option<Response> {
+    let n = shared.feeds.sse_clients.load(Ordering::Relaxed)
+        + shared.feeds.ws_clients.load(Ordering::Relaxed);
+    (n >= MAX_FEED_CLIENTS).then(|| {
+        super::error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("{n} clients already follow the feed; try again later"),
+        )
+    })
+}
+
 /// One message of a feed: its id and its JSON text.
 #[derive(Clone, Debug)]
 pub(super) struct Item {
@@ -33,24 +49,22 @@ pub(super) struct Item {
     pub json: String,
 }
 
-/// `since=N` from a query string: `Ok(None)` when absent, an error message when not a number.
-fn since_param(query: Option<&str>) -> Result<Option<u64>, String> {
-    let mut since = None;
-    for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
-        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-        if key != "since" {
-            continue;
-        }
-        match value.parse::<u64>() {
-            Ok(n) => since = Some(n),
-            Err(_) => {
-                return Err(format!(
-                    "since={value:?}: use the seq of the last event received (a whole number)"
-                ))
-            }
-        }
+/// The query string as decoded pairs (percent-decoding, `+` as space), or a 400.
+pub(super) type Pairs = Result<Query<Vec<(String, String)>>, QueryRejection>;
+
+/// `since=N` from a query (the last one if repeated; other parameters, such as a
+/// cache-buster, are ignored): `Ok(None)` when absent, a 400 when not a whole number.
+pub(super) fn since_param(query: Pairs) -> Result<Option<u64>, Box<Response>> {
+    let bad = |why: String| Box::new(super::error(StatusCode::BAD_REQUEST, why));
+    let Query(pairs) = query.map_err(|e| bad(e.body_text()))?;
+    match pairs.iter().rev().find(|(k, _)| k == "since") {
+        None => Ok(None),
+        Some((_, value)) => value.trim().parse::<u64>().map(Some).map_err(|_| {
+            bad(format!(
+                "since={value:?}: use the seq or number of the last one received (a whole number)"
+            ))
+        }),
     }
-    Ok(since)
 }
 
 /// `GET /api/v1/events[?since=N]`, header `Last-Event-ID: N`: every event after `N`, then
@@ -59,12 +73,12 @@ fn since_param(query: Option<&str>) -> Result<Option<u64>, String> {
 #[utoipa::path(get, path = "/api/v1/events", params(("since" = Option<u64>, Query, description = "resume after this seq (or the Last-Event-ID header)")), responses((status = 200, description = "Server-Sent Events: one event object (DESIGN.md events; `seq`, `t_ms`, `kind`, …) per message, id = seq", content_type = "text/event-stream", body = String), (status = 400, body = super::ErrorBody)))]
 pub(super) async fn sse(
     State(shared): State<Arc<Shared>>,
-    RawQuery(query): RawQuery,
     headers: HeaderMap,
+    query: Pairs,
 ) -> Response {
-    let since = match since_param(query.as_deref()) {
+    let since = match since_param(query) {
         Ok(s) => s,
-        Err(why) => return super::error(StatusCode::BAD_REQUEST, why),
+        Err(resp) => return *resp,
     };
     let last_id = headers
         .get("last-event-id")
@@ -72,6 +86,9 @@ pub(super) async fn sse(
         .and_then(|v| v.trim().parse::<u64>().ok());
     let after = last_id.or(since).unwrap_or(0);
     let public = !super::is_referee(&shared, &headers);
+    if let Some(full) = feeds_full(&shared) {
+        return full;
+    }
     let stream = feed(shared, after, Client::Sse, public).map(|item| {
         Ok::<_, Infallible>(SseEvent::default().id(item.seq.to_string()).data(item.json))
     });
@@ -85,14 +102,17 @@ pub(super) async fn sse(
 #[utoipa::path(get, path = "/api/v1/ws", params(("since" = Option<u64>, Query, description = "resume after this seq")), responses((status = 101, description = "WebSocket: the same events as /api/v1/events, one JSON text message each"), (status = 400, body = super::ErrorBody)))]
 pub(super) async fn ws(
     State(shared): State<Arc<Shared>>,
-    RawQuery(query): RawQuery,
     headers: HeaderMap,
+    query: Pairs,
     upgrade: WebSocketUpgrade,
 ) -> Response {
     let public = !super::is_referee(&shared, &headers);
-    let after = match since_param(query.as_deref()) {
+    if let Some(full) = feeds_full(&shared) {
+        return full;
+    }
+    let after = match since_param(query) {
         Ok(s) => s.unwrap_or(0),
-        Err(why) => return super::error(StatusCode::BAD_REQUEST, why),
+        Err(resp) => return *resp,
     };
     upgrade
         .max_message_size(64 * 1024)

@@ -12,9 +12,10 @@ use axum::response::{IntoResponse, Response};
 use crate::daemon::Shared;
 use crate::session::SETTLE_BUCKETS_MS;
 
-/// Renders every metric.
-pub fn render(shared: &Shared) -> String {
-    let snap = shared.snapshot();
+/// Renders every metric. `referee`: the live figures; otherwise, under a broadcast delay, the
+/// game's progress (moves, events, violations) is the public view's.
+pub fn render(shared: &Shared, referee: bool) -> String {
+    let snap = shared.view(referee);
     let (link, session) = (&snap.link, &snap.session);
     let mut out = String::new();
     let mut metric = |name: &str, kind: &str, help: &str, samples: &[(&str, f64)]| {
@@ -174,13 +175,17 @@ fn family(out: &mut String, name: &str, kind: &str, help: &str, samples: &[(&str
 }
 
 #[utoipa::path(get, path = "/metrics", responses((status = 200, description = "Prometheus text format 0.0.4", content_type = "text/plain", body = String)))]
-pub(super) async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
+pub(super) async fn metrics(
+    State(shared): State<Arc<Shared>>,
+    headers: axum::http::HeaderMap,
+) -> Response {
+    let referee = super::is_referee(&shared, &headers);
     (
         [(
             header::CONTENT_TYPE,
             "text/plain; version=0.0.4; charset=utf-8",
         )],
-        render(&shared),
+        render(&shared, referee),
     )
         .into_response()
 }

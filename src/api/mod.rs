@@ -31,13 +31,12 @@ pub mod token;
 use std::future::Future;
 use std::sync::Arc;
 
-use axum::extract::{DefaultBodyLimit, Query, Request, State};
+use axum::extract::{DefaultBodyLimit, Request, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use serde::Deserialize;
 use tokio::net::TcpListener;
 
 use crate::daemon::Shared;
@@ -80,6 +79,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .merge(reads)
         .merge(writes)
         .fallback(not_found)
+        .method_not_allowed_fallback(not_allowed)
         .with_state(shared)
 }
 
@@ -91,7 +91,10 @@ pub(crate) fn is_referee(shared: &Shared, headers: &HeaderMap) -> bool {
     headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
+        .and_then(|v| {
+            let (scheme, token) = v.split_once(' ')?;
+            scheme.eq_ignore_ascii_case("bearer").then_some(token)
+        })
         .is_some_and(|given| token::matches(token, given.trim()))
 }
 
@@ -121,25 +124,21 @@ async fn may_read(State(shared): State<Arc<Shared>>, req: Request, next: Next) -
     must_be_referee(State(shared), req, next).await
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct MovesQuery {
-    since: Option<u32>,
-}
-
 /// `GET moves?since=N`: the moves after move `N` (all without `since`).
 #[utoipa::path(get, path = "/api/v1/moves", params(("since" = Option<u32>, Query, description = "only the moves after this number")), responses((status = 200, body = Vec<crate::session::MoveView>), (status = 400, body = ErrorBody)))]
 async fn moves(
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
-    query: Result<Query<MovesQuery>, axum::extract::rejection::QueryRejection>,
+    query: events::Pairs,
 ) -> Response {
-    let since = match query {
-        Ok(Query(q)) => q.since.unwrap_or(0),
-        Err(e) => return error(StatusCode::BAD_REQUEST, e.body_text()),
+    let since = match events::since_param(query) {
+        Ok(s) => s.unwrap_or(0),
+        Err(resp) => return *resp,
     };
     let snap = shared.view(is_referee(&shared, &headers));
-    let from = (since as usize).min(snap.moves.len());
+    let from = usize::try_from(since)
+        .unwrap_or(usize::MAX)
+        .min(snap.moves.len());
     Json(&snap.moves[from..]).into_response()
 }
 
@@ -218,18 +217,37 @@ async fn broadcast(State(shared): State<Arc<Shared>>) -> Response {
 
 /// `GET games`: the finished games kept on the device, newest first.
 #[utoipa::path(get, path = "/api/v1/games", responses((status = 200, description = "finished games, newest first", body = Vec<crate::daemon::games::GameEntry>)))]
-async fn games(State(shared): State<Arc<Shared>>) -> Response {
-    Json(shared.games.list()).into_response()
+async fn games(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
+    let hidden = hidden_game(&shared, &headers);
+    let list: Vec<_> = shared
+        .games
+        .list()
+        .into_iter()
+        .filter(|g| Some(&g.id) != hidden.as_ref())
+        .collect();
+    Json(list).into_response()
+}
+
+/// The finished game the public may not see yet: the one on the board while a broadcast delay
+/// holds the public view before its end.
+fn hidden_game(shared: &Shared, headers: &HeaderMap) -> Option<String> {
+    let public = shared.view(is_referee(shared, headers));
+    (public.state.phase != crate::event::Phase::Finished)
+        .then(|| shared.games.current())
+        .flatten()
 }
 
 /// `GET games/{id}.sgf`: one finished game's record.
 #[utoipa::path(get, path = "/api/v1/games/{id}.sgf", params(("id" = String, Path, description = "a game id from GET games")), responses((status = 200, content_type = "application/x-go-sgf", body = String), (status = 404, body = ErrorBody)))]
 async fn game_file(
     State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
     axum::extract::Path(file): axum::extract::Path<String>,
 ) -> Response {
+    let hidden = hidden_game(&shared, &headers);
     let sgf = file
         .strip_suffix(".sgf")
+        .filter(|id| Some(id.to_string()) != hidden)
         .and_then(|id| shared.games.sgf(id));
     match sgf {
         Some(sgf) => (
@@ -253,6 +271,13 @@ async fn game_file(
     }
 }
 
+async fn not_allowed() -> Response {
+    error(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "this method is not allowed here; see /api/v1/openapi.json",
+    )
+}
+
 async fn not_found() -> Response {
     error(StatusCode::NOT_FOUND, "not found; see / for the API")
 }
@@ -266,8 +291,13 @@ async fn index(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Html<St
     }
     let snap = shared.view(referee);
     let initial = serde_json::json!({ "state": snap.state, "leds": snap.leds });
-    // Inside <script>: no "</" may close the element early.
-    let json = initial.to_string().replace("</", "<\\/");
+    // Inside <script>: no "<" (a closing tag, a comment opener), ">" or "&" may reach the HTML
+    // parser; as JSON escapes they mean the same to the script.
+    let json = initial
+        .to_string()
+        .replace('<', "\\u003c")
+        .replace('>', "\\u003e")
+        .replace('&', "\\u0026");
     Html(INDEX.replacen("/*INITIAL*/null", &json, 1))
 }
 

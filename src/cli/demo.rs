@@ -94,6 +94,9 @@ pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
                 ..StabiliserConfig::default()
             },
             referee: referee_config(&args, &source),
+            // event ids of this run above those of any earlier one, so a client resuming with
+            // an id from an earlier demo gets a snapshot rather than missing events
+            first_seq: super::run::seq_epoch(),
             ..SessionConfig::default()
         },
         link: LinkConfig::default(),
@@ -448,7 +451,7 @@ fn print_event(ev: &Event) {
             "      ? {} explanations for the board: waiting for the referee",
             candidates.len()
         ),
-        EventKind::Warning { color, count } => {
+        EventKind::Warning { color, count, .. } => {
             format!("      ! warning for {} ({count})", color.as_str())
         }
         EventKind::HandicapPlaced { points } => format!("      handicap {}", points.join(" ")),

@@ -132,7 +132,7 @@ pub async fn wait_for_signal() {
 
 /// The first event `seq` of this run: the wall clock in ms × 1000, above every `seq` of
 /// earlier runs as long as a run emits fewer than 1000 events a millisecond on average.
-fn seq_epoch() -> u64 {
+pub(crate) fn seq_epoch() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(1, |d| (d.as_millis() as u64).saturating_mul(1000).max(1))

@@ -88,12 +88,16 @@ impl Delay {
         } else {
             let h = self.history.lock().unwrap_or_else(|e| e.into_inner());
             let cutoff = now.checked_sub(Duration::from_secs(u64::from(settings.delay_s)));
-            let max_moves = live.state.move_number.saturating_sub(settings.delay_moves);
+            // Once the game is over the move delay has nothing left to protect: only the time
+            // delay holds the end back.
+            let over = live.state.phase == crate::event::Phase::Finished;
+            let delay_moves = if over { 0 } else { settings.delay_moves };
+            let max_moves = live.state.move_number.saturating_sub(delay_moves);
             let old_enough = |(at, _): &&(Instant, Arc<Snapshot>)| {
                 cutoff.is_some_and(|c| *at <= c) || settings.delay_s == 0
             };
             let behind = |(_, s): &&(Instant, Arc<Snapshot>)| {
-                settings.delay_moves == 0 || s.state.move_number <= max_moves
+                delay_moves == 0 || s.state.move_number <= max_moves
             };
             match h.iter().rev().find(|e| old_enough(e) && behind(e)) {
                 Some((_, s)) => s.clone(),

@@ -54,6 +54,9 @@ impl GameEntry {
 pub struct GameStore {
     dir: Option<PathBuf>,
     games: Mutex<Vec<GameEntry>>,
+    /// The id of the game on the board, once it has finished (until a new game starts): the
+    /// broadcast delay hides it from the public until the public view reaches its end.
+    current: Mutex<Option<String>>,
 }
 
 impl GameStore {
@@ -90,11 +93,25 @@ impl GameStore {
         GameStore {
             dir,
             games: Mutex::new(games),
+            current: Mutex::new(None),
         }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<GameEntry>> {
         self.games.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Marks game `id` as the one on the board (`None`: a new game started).
+    pub fn set_current(&self, id: Option<String>) {
+        *self.current.lock().unwrap_or_else(|e| e.into_inner()) = id;
+    }
+
+    /// The finished game still on the board, if any.
+    pub fn current(&self) -> Option<String> {
+        self.current
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// The games, newest first.

@@ -466,8 +466,8 @@ impl SessionTask {
     fn keep_finished_game(&mut self) {
         let record = self.session.record();
         if self.session.referee().phase() != crate::event::Phase::Finished {
-            if record.moves.is_empty() {
-                self.finished = None;
+            if record.moves.is_empty() && self.finished.take().is_some() {
+                self.shared.games.set_current(None);
             }
             return;
         }
@@ -485,6 +485,7 @@ impl SessionTask {
         if let Err(e) = self.shared.games.keep(&id, record) {
             tracing::error!("cannot keep the finished game {id}: {e}");
         }
+        self.shared.games.set_current(Some(id.clone()));
         self.finished = Some((id, now.0, now.1));
     }
 

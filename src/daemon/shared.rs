@@ -57,6 +57,8 @@ pub struct EventLog {
     events: Mutex<std::collections::VecDeque<Arc<Event>>>,
     live: broadcast::Sender<Arc<Event>>,
     kept: usize,
+    /// The `seq` of the run's first event (0 before any).
+    first: AtomicU64,
 }
 
 impl EventLog {
@@ -75,6 +77,7 @@ impl EventLog {
             events: Mutex::new(std::collections::VecDeque::new()),
             live,
             kept: kept.max(1),
+            first: AtomicU64::new(0),
         }
     }
 
@@ -83,6 +86,11 @@ impl EventLog {
         let event = Arc::new(event);
         {
             let mut events = self.lock();
+            if events.is_empty() {
+                let _ =
+                    self.first
+                        .compare_exchange(0, event.seq, Ordering::AcqRel, Ordering::Acquire);
+            }
             events.push_back(event.clone());
             while events.len() > self.kept {
                 events.pop_front();
@@ -98,12 +106,17 @@ impl EventLog {
         events.range(start..).cloned().collect()
     }
 
-    /// Whether a client whose last event is `after` missed events the log no longer keeps
-    /// (or comes from another run: an `after` beyond the newest event).
+    /// Whether a client whose last event is `after` (0: none yet) missed events the log no
+    /// longer keeps, or comes from another run (an `after` before this run's first event or
+    /// beyond its newest).
     pub fn lost_since(&self, after: u64) -> bool {
         let events = self.lock();
+        let first_ever = self.first.load(Ordering::Acquire);
         match (events.front(), events.back()) {
-            (Some(first), Some(last)) => after + 1 < first.seq || after > last.seq,
+            (Some(front), _) if after == 0 => front.seq > first_ever,
+            (Some(front), Some(last)) => {
+                after + 1 < first_ever || after + 1 < front.seq || after > last.seq
+            }
             _ => after > 0,
         }
     }
@@ -257,6 +270,7 @@ mod tests {
         for seq in 10..15 {
             log.push(pass(seq));
         }
+        assert!(log.lost_since(0), "10 and 11 are gone: a snapshot first");
         // Kept: 12, 13, 14.
         assert_eq!(
             log.since(0).iter().map(|e| e.seq).collect::<Vec<_>>(),
@@ -266,6 +280,13 @@ mod tests {
         assert!(!log.lost_since(11), "12 onwards is all there");
         assert!(log.lost_since(10), "11 is gone");
         assert!(log.lost_since(15), "an id from another run");
+        let fresh = EventLog::with_capacity(10);
+        for seq in 1000..1003 {
+            fresh.push(pass(seq));
+        }
+        assert!(!fresh.lost_since(0), "from the start: everything is there");
+        assert!(!fresh.lost_since(999));
+        assert!(fresh.lost_since(50), "an id of an earlier run");
         assert_eq!(log.last_seq(), 14);
     }
 }

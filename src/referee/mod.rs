@@ -1532,12 +1532,17 @@ impl Referee {
     }
 
     /// A warning given by the referee (R24.1); a second one loses the game (R24.2).
-    pub fn warn(&mut self, color: Color, reason: &str) {
+    pub fn warn(&mut self, color: Color, reason: &str) -> Result<(), CommandError> {
         if self.phase == Phase::Finished {
-            return;
+            return Err(CommandError::WrongPhase(self.phase.as_str()));
         }
-        let _ = reason;
-        self.give_warning(color);
+        let reason = reason.trim();
+        self.note_on_last(&format!(
+            "warning to {} by the referee (R24): {reason}",
+            color.as_str()
+        ));
+        self.give_warning_for(color, Some(reason.to_string()));
+        Ok(())
     }
 
     /// Pauses play (the referee): boards are not judged until [`Referee::resume`].
@@ -2201,10 +2206,18 @@ impl Referee {
     }
 
     fn give_warning(&mut self, color: Color) {
+        self.give_warning_for(color, None);
+    }
+
+    fn give_warning_for(&mut self, color: Color, reason: Option<String>) {
         let i = color.index();
         self.warnings[i] += 1;
         let count = self.warnings[i];
-        self.events.push_back(EventKind::Warning { color, count });
+        self.events.push_back(EventKind::Warning {
+            color,
+            count,
+            reason,
+        });
         if count >= 2 {
             let grid = self
                 .last_grid

@@ -184,9 +184,14 @@ fn a_capture_left_on_the_board_when_the_opponent_moves_is_missed() {
     );
     assert_eq!(b.moves().last().unwrap(), "WE5");
     // R18.2: a warning for Black
-    assert!(ev
-        .iter()
-        .any(|e| matches!(e, EventKind::Warning { color: B, count: 1 })));
+    assert!(ev.iter().any(|e| matches!(
+        e,
+        EventKind::Warning {
+            color: B,
+            count: 1,
+            ..
+        }
+    )));
     // lifting C3 clears it with no other violation
     b.lift(&["C3"]);
     let ev = b.take_events();
@@ -335,9 +340,14 @@ fn a_committed_stone_lifted_and_played_elsewhere_is_a_takeback() {
         violations(&ev),
         [("takeback", B, vec!["G7".to_string(), "B8".to_string()])]
     );
-    assert!(ev
-        .iter()
-        .any(|e| matches!(e, EventKind::Warning { color: B, count: 1 })));
+    assert!(ev.iter().any(|e| matches!(
+        e,
+        EventKind::Warning {
+            color: B,
+            count: 1,
+            ..
+        }
+    )));
     assert_eq!(b.moves(), ["BE5", "WC3", "BG7"]);
 }
 
@@ -468,7 +478,7 @@ fn a_second_warning_loses_the_game() {
     b.play(&["E5", "C3"]);
     b.clock(W); // White already moved: this press is valid
     b.clock(B); // Black presses without a stone: warning 1
-    b.r.warn(B, "disturbing the opponent");
+    b.r.warn(B, "disturbing the opponent").unwrap();
     b.drain();
     let ev = b.take_events();
     assert!(violations(&ev).iter().any(|v| v.0 == "two_warnings_loss"));

@@ -34,7 +34,8 @@ pub struct SessionConfig {
     pub referee: RefereeConfig,
     /// `seq` of the first event. A long-running service starts each run above every `seq` of
     /// its earlier runs (it uses the wall clock: ms since 1970 × 1000), so a feed client that
-    /// resumes with an id from an earlier run misses nothing; the demo starts at 1.
+    /// resumes with an id from an earlier run misses nothing (`run` and `demo` do; the default
+    /// is 1).
     pub first_seq: u64,
     /// What a flag fall does (R22.5).
     pub time_up: TimeUp,
@@ -600,9 +601,10 @@ impl Session {
                 self.referee.set_timed(self.clock.is_some());
                 self.clock_started = false;
                 self.pressed_move = None;
-                // The board as it lies now is judged against the new game at once.
+                // The board as it lies now is judged against the new game at once (if it is
+                // the game's size: scans of another size are not taken in).
                 if let Some(s) = &self.stabiliser {
-                    if let Some(grid) = s.stable().cloned() {
+                    if let Some(grid) = s.stable().filter(|g| g.size() == setup.size()).cloned() {
                         let changed_at = s.changed_at().to_vec();
                         self.drain_referee();
                         self.referee.on_board(Observation {
@@ -629,7 +631,7 @@ impl Session {
             }
             Command::Choose(index) => self.referee.choose(index)?,
             Command::CorrectMove { number, point } => self.referee.correct_move(number, point)?,
-            Command::Warn { color, reason } => self.referee.warn(color, &reason),
+            Command::Warn { color, reason } => self.referee.warn(color, &reason)?,
             Command::Pause => {
                 // presses made before the pause are judged before it
                 self.judge_all_presses();
@@ -650,6 +652,9 @@ impl Session {
                 Some(clock) => clock.deduct_lateness(color, late_ms),
                 None => return Err(CommandError::NoClock.into()),
             },
+            Command::AdjustTime { .. } if self.referee.phase() == crate::event::Phase::Finished => {
+                return Err(CommandError::WrongPhase("finished").into());
+            }
             Command::AdjustTime { color, delta_ms } => match &mut self.clock {
                 Some(clock) if !clock.is_expired(color) => {
                     clock.adjust_main(color, delta_ms);

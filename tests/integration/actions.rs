@@ -62,6 +62,20 @@ fn actions_need_the_token_and_bad_requests_change_nothing() {
                 "no open violation 999",
             ),
             (
+                rig.url("/api/v1/violations/-1/resolve"),
+                Some(TEST_TOKEN),
+                r#"{"ruling":"put_back"}"#.into(),
+                404,
+                "no such violation",
+            ),
+            (
+                rig.url("/api/v1/games"),
+                Some(TEST_TOKEN),
+                r#"{"size":13}"#.into(),
+                409,
+                "the board is 9×9",
+            ),
+            (
                 rig.url("/api/v1/moves/99/correct"),
                 Some(TEST_TOKEN),
                 r#"{"point":"A1"}"#.into(),
@@ -160,21 +174,47 @@ fn actions_need_the_token_and_bad_requests_change_nothing() {
         assert!(status == 200 || status == 409, "{status} {text}");
         let s = state(&rig).await;
         assert_eq!(s["warnings"]["white"].as_u64(), Some(before["warnings"]["white"].as_u64().unwrap() + 1));
+        // The reason goes into the record and the event.
+        let sgf = reqwest::get(rig.url("/api/v1/game.sgf")).await.unwrap().text().await.unwrap();
+        assert!(sgf.contains("warning to white by the referee (R24)") && sgf.contains("talking"), "{sgf}");
+        let warned = rig.events().into_iter().any(|e| e["kind"] == "warning" && e["reason"] == "talking");
+        assert!(warned);
+        // The scheme name of the Authorization header does not depend on case.
+        let resp = client
+            .post(rig.url("/api/v1/clock/pause"))
+            .header("authorization", format!("bearer {TEST_TOKEN}"))
+            .send()
+            .await
+            .unwrap();
+        assert_ne!(resp.status().as_u16(), 401);
+        let resp = client
+            .get(rig.url("/api/v1/warnings"))
+            .bearer_auth(TEST_TOKEN)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status().as_u16(), 405);
+        assert!(resp.text().await.unwrap().contains("error"));
         let resp = post(
             &rig.url("/api/v1/games"),
             Some(TEST_TOKEN),
-            r#"{"size":13,"black":"Ke Jie","white":"Shin Jinseo","komi":7.5,"event":"Test \"Cup\" ]\\","round":"1","profile":"cn1988"}"#,
+            r#"{"size":9,"black":"Ke Jie <!--<script>","white":"Shin\u0007 Jinseo","komi":7.5,"event":"Test \"Cup\" ]\\","round":"1","profile":"cn1988"}"#,
         )
         .await
         .unwrap();
         assert_eq!(resp.status().as_u16(), 200, "{}", resp.text().await.unwrap());
         let s = state(&rig).await;
-        assert_eq!(s["size"], 13);
+        assert_eq!(s["size"], 9);
         assert_eq!(s["move_number"], 0);
-        assert_eq!(s["game"]["black"], "Ke Jie");
+        assert_eq!(s["game"]["black"], "Ke Jie <!--<script>");
+        assert_eq!(s["game"]["white"], "Shin Jinseo", "control characters dropped");
+        // The live page embeds the state without anything the HTML parser would read.
+        let page = reqwest::get(rig.url("/")).await.unwrap().text().await.unwrap();
+        assert!(!page.contains("<!--<script>"), "escaped in the page");
+        assert!(page.contains("Ke Jie \\u003c!--\\u003cscript\\u003e"));
         assert_eq!(s["profile"], "cn1988");
         let sgf = reqwest::get(rig.url("/api/v1/game.sgf")).await.unwrap().text().await.unwrap();
-        assert!(sgf.contains("PB[Ke Jie]"), "{sgf}");
+        assert!(sgf.contains("PB[Ke Jie <!--<script>]"), "{sgf}");
         assert!(sgf.contains(r#"EV[Test "Cup" \]\\]"#), "escaped: {sgf}");
         rig.stop().await;
     });

@@ -26,6 +26,16 @@ fn a_game_the_referee_ends_is_listed_and_served() {
             .await
             .unwrap();
         assert_eq!(list, serde_json::json!([]), "nothing finished yet");
+        // Under a broadcast delay the public does not see the end before its time.
+        let client = reqwest::Client::new();
+        let resp = client
+            .post(rig.url("/api/v1/broadcast"))
+            .bearer_auth(TEST_TOKEN)
+            .json(&serde_json::json!({"delay_s": 3600}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status().as_u16(), 200);
         let resp = reqwest::Client::new()
             .post(rig.url("/api/v1/result"))
             .bearer_auth(TEST_TOKEN)
@@ -41,7 +51,10 @@ fn a_game_the_referee_ends_is_listed_and_served() {
         );
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
         let list = loop {
-            let list: Value = reqwest::get(rig.url("/api/v1/games"))
+            let list: Value = client
+                .get(rig.url("/api/v1/games"))
+                .bearer_auth(TEST_TOKEN)
+                .send()
                 .await
                 .unwrap()
                 .json()
@@ -57,6 +70,41 @@ fn a_game_the_referee_ends_is_listed_and_served() {
             tokio::time::sleep(std::time::Duration::from_millis(20)).await;
         };
         assert_eq!(list.as_array().unwrap().len(), 1);
+        let public: Value = reqwest::get(rig.url("/api/v1/games"))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(
+            public,
+            serde_json::json!([]),
+            "hidden from the public until the delay runs out"
+        );
+        let hidden = reqwest::get(rig.url(&format!(
+            "/api/v1/games/{}.sgf",
+            list[0]["id"].as_str().unwrap()
+        )))
+        .await
+        .unwrap();
+        assert_eq!(hidden.status().as_u16(), 404);
+        client
+            .post(rig.url("/api/v1/broadcast"))
+            .bearer_auth(TEST_TOKEN)
+            .json(&serde_json::json!({"delay_s": 0}))
+            .send()
+            .await
+            .unwrap();
+        tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+        // A warning after the end is refused.
+        let late = client
+            .post(rig.url("/api/v1/warnings"))
+            .bearer_auth(TEST_TOKEN)
+            .json(&serde_json::json!({"color": "black", "reason": "late"}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(late.status().as_u16(), 409);
         assert_eq!(list[0]["moves"], 3);
         assert!(
             list[0]["result"].as_str().unwrap().starts_with("B+"),
