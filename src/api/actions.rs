@@ -39,6 +39,9 @@ use crate::session::{Command, SessionError};
 /// many times over).
 pub const BODY_LIMIT: usize = 64 * 1024;
 
+/// Time a request's body has to arrive once its headers are in.
+pub const BODY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// A JSON body whose rejections are JSON errors: 400 (not JSON), 422 (wrong values), 413 (too
 /// big), 415 (not `application/json`).
 pub struct Body<T>(pub T);
@@ -47,7 +50,17 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
     type Rejection = Response;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        match Json::<T>::from_request(req, state).await {
+        let read = tokio::time::timeout(BODY_TIMEOUT, Json::<T>::from_request(req, state)).await;
+        let Ok(read) = read else {
+            return Err(error(
+                StatusCode::REQUEST_TIMEOUT,
+                format!(
+                    "the body did not arrive within {} s",
+                    BODY_TIMEOUT.as_secs()
+                ),
+            ));
+        };
+        match read {
             Ok(Json(v)) => Ok(Body(v)),
             Err(rejection) => {
                 let status = match &rejection {

@@ -133,7 +133,12 @@ async fn follow(mut socket: WebSocket, shared: Arc<Shared>, after: u64, public: 
                 None => return,
             },
             incoming = socket.recv() => match incoming {
-                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
+                Some(Ok(Message::Close(frame))) => {
+                    // answer the closing handshake, so the client sees a clean close
+                    let _ = socket.send(Message::Close(frame)).await;
+                    return;
+                }
+                None | Some(Err(_)) => return,
                 Some(Ok(_)) => {}
             },
         }

@@ -286,3 +286,35 @@ fn the_openapi_document_describes_every_route() {
         rig.stop().await;
     });
 }
+
+#[test]
+fn a_body_that_never_finishes_is_answered_408() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    rt().block_on(async {
+        let rig = Rig::start(
+            Source::Script(Script::parse("size 9\nat 0 place B E5\n").unwrap()),
+            NoiseModel::Clean,
+            1,
+            Speed::Max,
+        )
+        .await;
+        let addr = rig.daemon.http_addr().unwrap();
+        let mut conn = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let head = format!(
+            "POST /api/v1/warnings HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TEST_TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"color\":"
+        );
+        conn.write_all(head.as_bytes()).await.unwrap();
+        let started = std::time::Instant::now();
+        let mut buf = vec![0u8; 4096];
+        let n = tokio::time::timeout(std::time::Duration::from_secs(20), conn.read(&mut buf))
+            .await
+            .expect("an answer within 20 s")
+            .unwrap();
+        let text = String::from_utf8_lossy(&buf[..n]);
+        assert!(text.starts_with("HTTP/1.1 408"), "{text}");
+        assert!(started.elapsed() >= smartgoban::api::actions::BODY_TIMEOUT - std::time::Duration::from_secs(1));
+        let s = state(&rig).await;
+        assert_eq!(s["warnings"], json!({"black": 0, "white": 0}));
+        rig.stop().await;
+    });
+}

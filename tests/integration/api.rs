@@ -213,14 +213,16 @@ fn a_client_that_sends_no_request_is_dropped_and_bad_queries_get_json_errors() {
             .unwrap();
         let started = std::time::Instant::now();
         let mut buf = [0u8; 1024];
-        // the server closes it once the header timeout (10 s) has passed
+        // the server closes it once the header timeout has passed
         let n = tokio::time::timeout(Duration::from_secs(15), idle.read(&mut buf))
             .await
             .expect("closed within 15 s")
             .unwrap_or(0);
         let text = String::from_utf8_lossy(&buf[..n]);
         assert!(n == 0 || text.contains("408"), "{text}");
-        assert!(started.elapsed() >= Duration::from_secs(9));
+        let timeout = smartgoban::api::server::HEADER_TIMEOUT;
+        assert!(started.elapsed() >= timeout - Duration::from_secs(1));
+        assert!(started.elapsed() < timeout + Duration::from_secs(5));
         // meanwhile and afterwards the API answers
         let client = reqwest::Client::new();
         let resp = client
