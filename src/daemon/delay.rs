@@ -34,8 +34,14 @@ impl DelaySettings {
     }
 }
 
-/// Most snapshots kept for the delay (a few per move: several games' worth).
-const KEPT: usize = 4_000;
+/// Most snapshots kept for the delay: a few per move, so a long delay of hundreds of moves.
+/// Snapshots older than the public view are dropped as it moves on (it never goes back), so
+/// only the delayed stretch of the game is held.
+const KEPT: usize = 2_000;
+
+/// Snapshots kept while there is no delay, so that one set during a game starts from the
+/// recent past rather than from the live game.
+const KEPT_WITHOUT_DELAY: usize = 64;
 
 /// The recorded snapshots and the public one.
 #[derive(Debug)]
@@ -73,7 +79,12 @@ impl Delay {
             return;
         }
         h.push_back((at, snap.clone()));
-        while h.len() > KEPT {
+        let kept = if self.settings().is_zero() {
+            KEPT_WITHOUT_DELAY
+        } else {
+            KEPT
+        };
+        while h.len() > kept {
             h.pop_front();
         }
     }
@@ -86,7 +97,7 @@ impl Delay {
         let next = if settings.is_zero() {
             live.clone()
         } else {
-            let h = self.history.lock().unwrap_or_else(|e| e.into_inner());
+            let mut h = self.history.lock().unwrap_or_else(|e| e.into_inner());
             let cutoff = now.checked_sub(Duration::from_secs(u64::from(settings.delay_s)));
             // Once the game is over the move delay has nothing left to protect: only the time
             // delay holds the end back.
@@ -99,8 +110,12 @@ impl Delay {
             let behind = |(_, s): &&(Instant, Arc<Snapshot>)| {
                 delay_moves == 0 || s.state.move_number <= max_moves
             };
-            match h.iter().rev().find(|e| old_enough(e) && behind(e)) {
-                Some((_, s)) => s.clone(),
+            match h.iter().rposition(|e| old_enough(&e) && behind(&e)) {
+                Some(i) => {
+                    // The public view never goes back: what is older is no longer needed.
+                    h.drain(..i);
+                    h.front().map_or_else(|| live.clone(), |(_, s)| s.clone())
+                }
                 None => match h.front() {
                     Some((_, s)) => s.clone(),
                     None => live.clone(),
@@ -121,5 +136,64 @@ impl Delay {
     /// Follows the public view.
     pub fn subscribe(&self) -> watch::Receiver<Arc<Snapshot>> {
         self.public.subscribe()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::referee::GameSetup;
+    use crate::session::{Session, SessionConfig};
+
+    fn snap(moves: u32, seq: u64) -> Arc<Snapshot> {
+        let session = Session::new(SessionConfig::default(), &GameSetup::even(9)).unwrap();
+        let mut state = session.state();
+        state.move_number = moves;
+        Arc::new(Snapshot {
+            state,
+            sgf: String::new(),
+            moves: Vec::new(),
+            link: Default::default(),
+            session: Default::default(),
+            link_error: None,
+            storage_error: None,
+            leds: None,
+            last_seq: seq,
+            scans_per_second: 0.0,
+        })
+    }
+
+    #[test]
+    fn the_public_view_lags_and_only_the_delayed_stretch_is_kept() {
+        let t0 = Instant::now();
+        let delay = Delay::new(snap(0, 0));
+        delay.set(DelaySettings {
+            delay_moves: 2,
+            delay_s: 0,
+        });
+        for m in 1..=10u32 {
+            let s = snap(m, u64::from(m));
+            delay.record(t0, &s);
+            delay.advance(&s, t0);
+            assert_eq!(delay.public().state.move_number, m.saturating_sub(2).max(1));
+        }
+        // Only moves 8 to 10 are still held.
+        assert_eq!(delay.history.lock().unwrap().len(), 3);
+        // A time delay: nothing is 5 s old yet, the public view stays.
+        delay.set(DelaySettings {
+            delay_moves: 0,
+            delay_s: 5,
+        });
+        let s = snap(11, 11);
+        delay.record(t0 + Duration::from_secs(1), &s);
+        delay.advance(&s, t0 + Duration::from_secs(2));
+        assert_eq!(delay.public().state.move_number, 8);
+        delay.advance(&s, t0 + Duration::from_secs(7));
+        assert_eq!(delay.public().state.move_number, 11);
+        // No delay: live.
+        delay.set(DelaySettings::default());
+        let s = snap(12, 12);
+        delay.advance(&s, t0);
+        assert_eq!(delay.public().state.move_number, 12);
     }
 }
