@@ -18,22 +18,22 @@ pub fn render(shared: &Shared, referee: bool) -> String {
     let snap = shared.view(referee);
     let (link, session) = (&snap.link, &snap.session);
     let mut out = String::new();
-    let mut metric = |name: &str, kind: &str, help: &str, samples: &[(&str, f64)]| {
-        family(&mut out, name, kind, help, samples)
-    };
-    metric(
+    family(
+        &mut out,
         "scans_total",
         "counter",
         "Scans taken in from the board.",
         &[("", session.scans as f64)],
     );
-    metric(
+    family(
+        &mut out,
         "scans_per_second",
         "gauge",
         "Scans taken in per second over the last second.",
         &[("", snap.scans_per_second)],
     );
-    metric(
+    family(
+        &mut out,
         "serial_errors_total",
         "counter",
         "Bad frames and lost frames on the serial link, by kind.",
@@ -50,19 +50,22 @@ pub fn render(shared: &Shared, referee: bool) -> String {
             ("{kind=\"ignored_scans\"}", link.ignored_scans as f64),
         ],
     );
-    metric(
+    family(
+        &mut out,
         "link_handshakes_total",
         "counter",
         "Completed handshakes with the board (the first connection and every reconnection).",
         &[("", link.handshakes as f64)],
     );
-    metric(
+    family(
+        &mut out,
         "link_timeouts_total",
         "counter",
         "Links lost because the board fell silent for 1 s.",
         &[("", link.timeouts as f64)],
     );
-    metric(
+    family(
+        &mut out,
         "link_up",
         "gauge",
         "1 while the board's link is up.",
@@ -75,13 +78,16 @@ pub fn render(shared: &Shared, referee: bool) -> String {
             },
         )],
     );
-    metric(
+    family(
+        &mut out,
         "bytes_received_total",
         "counter",
         "Bytes read from the serial port.",
         &[("", link.bytes_in as f64)],
     );
-    metric(
+    family(
+
+        &mut out,
         "led_frames_total",
         "counter",
         "LED frames sent to the board, re-sends included; re-sends; acknowledgements with another CRC.",
@@ -91,7 +97,8 @@ pub fn render(shared: &Shared, referee: bool) -> String {
             ("{kind=\"mismatch\"}", link.led_mismatches as f64),
         ],
     );
-    metric(
+    family(
+        &mut out,
         "board_changes_total",
         "counter",
         "Settled boards that differ from the one before; transients that settled back.",
@@ -120,22 +127,22 @@ pub fn render(shared: &Shared, referee: bool) -> String {
         session.settle_ms_sum
     );
     let _ = writeln!(out, "smartgoban_settle_latency_ms_count {count}");
-    let mut metric = |name: &str, kind: &str, help: &str, samples: &[(&str, f64)]| {
-        family(&mut out, name, kind, help, samples)
-    };
-    metric(
+    family(
+        &mut out,
         "events_total",
         "counter",
         "Events the service emitted (the last seq).",
         &[("", snap.last_seq as f64)],
     );
-    metric(
+    family(
+        &mut out,
         "feed_events_sent_total",
         "counter",
         "Events written to SSE and WebSocket clients, all together.",
         &[("", shared.feeds.events_sent.load(Ordering::Relaxed) as f64)],
     );
-    metric(
+    family(
+        &mut out,
         "feed_clients",
         "gauge",
         "Clients following the live feed now.",
@@ -150,13 +157,15 @@ pub fn render(shared: &Shared, referee: bool) -> String {
             ),
         ],
     );
-    metric(
+    family(
+        &mut out,
         "moves",
         "gauge",
         "Moves and passes in the record.",
         &[("", f64::from(snap.state.move_number))],
     );
-    metric(
+    family(
+        &mut out,
         "open_violations",
         "gauge",
         "Violations waiting for the board or the referee.",

@@ -2,7 +2,7 @@
 //! 404, 409, 413) with nothing changed, and the actions taking effect; `GET moves`.
 
 use serde_json::{json, Value};
-use smartgoban::sim::{NoiseModel, Script, Source, Speed};
+use smartgoban::sim::{NoiseModel, Speed};
 
 use crate::support::{rt, Rig, TEST_TOKEN};
 
@@ -13,24 +13,13 @@ const MISSED: &str = "size 9\n\
     at 2000 place B D3\nat 2500 place W G6\nat 3000 place B C2\nat 4000 place W E5\n";
 
 async fn state(rig: &Rig) -> Value {
-    reqwest::get(rig.url("/api/v1/state"))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
+    rig.get_json("/api/v1/state", false).await
 }
 
 #[test]
 fn actions_need_the_token_and_bad_requests_change_nothing() {
     rt().block_on(async {
-        let rig = Rig::start(
-            Source::Script(Script::parse(MISSED).unwrap()),
-            NoiseModel::Clean,
-            1,
-            Speed::Max,
-        )
-        .await;
+        let rig = Rig::script(MISSED, NoiseModel::Clean, 1, Speed::Max).await;
         rig.wait_done().await;
         let before = state(&rig).await;
         let id = before["violations"][0]["id"].as_u64().unwrap();
@@ -152,13 +141,13 @@ fn actions_need_the_token_and_bad_requests_change_nothing() {
         assert_eq!(after["warnings"], before["warnings"]);
         assert_eq!(after["move_number"], before["move_number"]);
         // GET moves, all and since.
-        let moves: Value = reqwest::get(rig.url("/api/v1/moves")).await.unwrap().json().await.unwrap();
+        let moves: Value = rig.get_json("/api/v1/moves", false).await;
         assert_eq!(moves.as_array().unwrap().len(), 8);
         assert_eq!(moves[6]["point"], "C2");
         assert_eq!(moves[6]["sgf"], "ch");
         assert_eq!(moves[6]["captures"], json!(["C3"]));
         assert_eq!(moves[6]["color"], "black");
-        let since: Value = reqwest::get(rig.url("/api/v1/moves?since=6")).await.unwrap().json().await.unwrap();
+        let since: Value = rig.get_json("/api/v1/moves?since=6", false).await;
         assert_eq!(since.as_array().unwrap().len(), 2);
         assert_eq!(since[0]["number"], 7);
         let bad = reqwest::get(rig.url("/api/v1/moves?since=x")).await.unwrap();
@@ -223,19 +212,14 @@ fn actions_need_the_token_and_bad_requests_change_nothing() {
 #[test]
 fn the_openapi_document_describes_every_route() {
     rt().block_on(async {
-        let rig = Rig::start(
-            Source::Script(Script::parse("size 9\nat 0 place B E5\n").unwrap()),
+        let rig = Rig::script(
+            "size 9\nat 0 place B E5\n",
             NoiseModel::Clean,
             1,
             Speed::Max,
         )
         .await;
-        let doc: Value = reqwest::get(rig.url("/api/v1/openapi.json"))
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let doc: Value = rig.get_json("/api/v1/openapi.json", false).await;
         assert!(doc["openapi"].as_str().unwrap().starts_with("3."));
         let paths = doc["paths"].as_object().unwrap();
         for (path, method) in [
@@ -291,13 +275,7 @@ fn the_openapi_document_describes_every_route() {
 fn a_body_that_never_finishes_is_answered_408() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     rt().block_on(async {
-        let rig = Rig::start(
-            Source::Script(Script::parse("size 9\nat 0 place B E5\n").unwrap()),
-            NoiseModel::Clean,
-            1,
-            Speed::Max,
-        )
-        .await;
+        let rig = Rig::script("size 9\nat 0 place B E5\n", NoiseModel::Clean, 1, Speed::Max).await;
         let addr = rig.daemon.http_addr().unwrap();
         let mut conn = tokio::net::TcpStream::connect(addr).await.unwrap();
         let head = format!(

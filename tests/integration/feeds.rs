@@ -7,7 +7,7 @@ use std::time::Duration;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::Value;
 use smartgoban::rules::{Color, Game, Point};
-use smartgoban::sim::{NoiseModel, Script, Source, Speed};
+use smartgoban::sim::{NoiseModel, Speed};
 
 use crate::support::{rt, Rig, TEST_TOKEN};
 
@@ -99,13 +99,7 @@ fn replay(events: &[Value], size: u8) -> Vec<String> {
 #[test]
 fn sse_resumes_across_a_correction_and_the_websocket_carries_the_same_feed() {
     rt().block_on(async {
-        let rig = Rig::start(
-            Source::Script(Script::parse(GAME).unwrap()),
-            NoiseModel::Clean,
-            1,
-            Speed::Max,
-        )
-        .await;
+        let rig = Rig::script(GAME, NoiseModel::Clean, 1, Speed::Max).await;
         rig.wait_done().await;
         let url = rig.url("/api/v1/events");
         let first = sse(&url, None, |m| {
@@ -114,19 +108,13 @@ fn sse_resumes_across_a_correction_and_the_websocket_carries_the_same_feed() {
         .await;
         let last = first.last().unwrap().0;
         // Disconnected; the referee corrects move 4 (C7 → D7).
-        let resp = reqwest::Client::new()
-            .post(rig.url("/api/v1/moves/4/correct"))
-            .bearer_auth(TEST_TOKEN)
-            .json(&serde_json::json!({"point": "D7"}))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(
-            resp.status().as_u16(),
-            200,
-            "{}",
-            resp.text().await.unwrap()
-        );
+        let (resp_status, resp_text) = rig
+            .act(
+                "/api/v1/moves/4/correct",
+                serde_json::json!({"point": "D7"}),
+            )
+            .await;
+        assert_eq!(resp_status, 200, "{resp_text}");
         let resumed = sse(&url, Some(last), |m| {
             m.iter().any(|(_, d)| d["kind"] == "move_corrected")
         })
@@ -157,12 +145,7 @@ fn sse_resumes_across_a_correction_and_the_websocket_carries_the_same_feed() {
             .chain(&resumed)
             .map(|(_, d)| d.clone())
             .collect();
-        let state: Value = reqwest::get(rig.url("/api/v1/state"))
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let state: Value = rig.get_json("/api/v1/state", false).await;
         let board: Vec<String> = serde_json::from_value(state["board"].clone()).unwrap();
         assert_eq!(replay(&events, 9), board);
         // The WebSocket from the start: the same ids and events.
@@ -235,13 +218,7 @@ fn the_broadcast_delay_holds_back_public_reads_and_feeds_but_not_the_referee() {
     rt().block_on(async {
         // At twice real time, as a game is played: every move is published on its own (at
         // full speed several moves can fall between two snapshots).
-        let rig = Rig::start(
-            Source::Script(Script::parse(GAME).unwrap()),
-            NoiseModel::Clean,
-            1,
-            Speed::Factor(2.0),
-        )
-        .await;
+        let rig = Rig::script(GAME, NoiseModel::Clean, 1, Speed::Factor(2.0)).await;
         rig.wait_done().await;
         let client = reqwest::Client::new();
         let set = |body: Value| {
@@ -267,22 +244,9 @@ fn the_broadcast_delay_holds_back_public_reads_and_feeds_but_not_the_referee() {
         tokio::time::sleep(Duration::from_millis(500)).await;
         let public = public_state().await;
         assert!(moves_of(&public) <= 4, "{}", public["move_number"]);
-        let live: Value = client
-            .get(rig.url("/api/v1/state"))
-            .bearer_auth(TEST_TOKEN)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let live: Value = rig.get_json("/api/v1/state", true).await;
         assert_eq!(moves_of(&live), 6, "the referee sees it live");
-        let public_moves: Value = reqwest::get(rig.url("/api/v1/moves"))
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let public_moves: Value = rig.get_json("/api/v1/moves", false).await;
         assert_eq!(
             public_moves.as_array().unwrap().len() as u64,
             moves_of(&public)
@@ -336,12 +300,7 @@ fn the_broadcast_delay_holds_back_public_reads_and_feeds_but_not_the_referee() {
         set(serde_json::json!({"delay_s": 1})).await.unwrap();
         tokio::time::sleep(Duration::from_millis(1600)).await;
         assert_eq!(moves_of(&public_state().await), 6);
-        let got: Value = reqwest::get(rig.url("/api/v1/broadcast"))
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let got: Value = rig.get_json("/api/v1/broadcast", false).await;
         assert_eq!(got, serde_json::json!({"delay_moves": 0, "delay_s": 1}));
         let bad = set(serde_json::json!({"delay_moves": -1})).await.unwrap();
         assert_eq!(bad.status().as_u16(), 422);

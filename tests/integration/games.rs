@@ -3,63 +3,30 @@
 //! the same moves, players and times.
 
 use serde_json::Value;
-use smartgoban::sim::{NoiseModel, Script, Source, Speed};
+use smartgoban::sim::{NoiseModel, Speed};
 
-use crate::support::{demo_args, read_record, root, rt, Rig, TEST_TOKEN};
+use crate::support::{demo_args, read_record, root, rt, Rig};
 
 #[test]
 fn a_game_the_referee_ends_is_listed_and_served() {
     rt().block_on(async {
         let script = "size 9\nat 0 place B E5\nat 500 place W C3\nat 1000 place B G7\n";
-        let rig = Rig::start(
-            Source::Script(Script::parse(script).unwrap()),
-            NoiseModel::Clean,
-            1,
-            Speed::Max,
-        )
-        .await;
+        let rig = Rig::script(script, NoiseModel::Clean, 1, Speed::Max).await;
         rig.wait_done().await;
-        let list: Value = reqwest::get(rig.url("/api/v1/games"))
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let list: Value = rig.get_json("/api/v1/games", false).await;
         assert_eq!(list, serde_json::json!([]), "nothing finished yet");
         // Under a broadcast delay the public does not see the end before its time.
-        let client = reqwest::Client::new();
-        let resp = client
-            .post(rig.url("/api/v1/broadcast"))
-            .bearer_auth(TEST_TOKEN)
-            .json(&serde_json::json!({"delay_s": 3600}))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(resp.status().as_u16(), 200);
-        let resp = reqwest::Client::new()
-            .post(rig.url("/api/v1/result"))
-            .bearer_auth(TEST_TOKEN)
-            .json(&serde_json::json!({"decision": "black"}))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(
-            resp.status().as_u16(),
-            200,
-            "{}",
-            resp.text().await.unwrap()
-        );
+        let (resp_status, resp_text) = rig
+            .act("/api/v1/broadcast", serde_json::json!({"delay_s": 3600}))
+            .await;
+        assert_eq!(resp_status, 200, "{resp_text}");
+        let (resp_status, resp_text) = rig
+            .act("/api/v1/result", serde_json::json!({"decision": "black"}))
+            .await;
+        assert_eq!(resp_status, 200, "{resp_text}");
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
         let list = loop {
-            let list: Value = client
-                .get(rig.url("/api/v1/games"))
-                .bearer_auth(TEST_TOKEN)
-                .send()
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
+            let list: Value = rig.get_json("/api/v1/games", true).await;
             if list.as_array().is_some_and(|l| !l.is_empty()) {
                 break list;
             }
@@ -70,12 +37,7 @@ fn a_game_the_referee_ends_is_listed_and_served() {
             tokio::time::sleep(std::time::Duration::from_millis(20)).await;
         };
         assert_eq!(list.as_array().unwrap().len(), 1);
-        let public: Value = reqwest::get(rig.url("/api/v1/games"))
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let public: Value = rig.get_json("/api/v1/games", false).await;
         assert_eq!(
             public,
             serde_json::json!([]),
@@ -88,23 +50,17 @@ fn a_game_the_referee_ends_is_listed_and_served() {
         .await
         .unwrap();
         assert_eq!(hidden.status().as_u16(), 404);
-        client
-            .post(rig.url("/api/v1/broadcast"))
-            .bearer_auth(TEST_TOKEN)
-            .json(&serde_json::json!({"delay_s": 0}))
-            .send()
-            .await
-            .unwrap();
+        rig.act("/api/v1/broadcast", serde_json::json!({"delay_s": 0}))
+            .await;
         tokio::time::sleep(std::time::Duration::from_millis(400)).await;
         // A warning after the end is refused.
-        let late = client
-            .post(rig.url("/api/v1/warnings"))
-            .bearer_auth(TEST_TOKEN)
-            .json(&serde_json::json!({"color": "black", "reason": "late"}))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(late.status().as_u16(), 409);
+        let (late_status, late_text) = rig
+            .act(
+                "/api/v1/warnings",
+                serde_json::json!({"color": "black", "reason": "late"}),
+            )
+            .await;
+        assert_eq!(late_status, 409, "{late_text}");
         assert_eq!(list[0]["moves"], 3);
         assert!(
             list[0]["result"].as_str().unwrap().starts_with("B+"),

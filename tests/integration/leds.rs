@@ -807,12 +807,7 @@ fn a_missed_capture_lights_exactly_the_stones_to_lift_on_the_virtual_board() {
         assert_eq!(api.view.roles.get("C3"), Some(&Role::Remove));
         assert_eq!(api.view.roles.get("E5"), Some(&Role::LastMove));
         assert_eq!(api.driver, "mcu");
-        let body: serde_json::Value = reqwest::get(rig.url("/api/v1/leds"))
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let body: serde_json::Value = rig.get_json("/api/v1/leds", false).await;
         assert_eq!(body["roles"]["C3"], "remove");
         assert_eq!(body["delivery"], "shown");
         assert_eq!(

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use serde_json::Value;
-use smartgoban::sim::{NoiseModel, Script, Source, Speed};
+use smartgoban::sim::{NoiseModel, Speed};
 
 use crate::support::{root, rt, Rig};
 
@@ -62,20 +62,9 @@ fn the_live_page_shows_the_board_of_the_state_in_chromium() {
         let script = "size 9\n\
             at 0 place B C4\nat 500 place W C3\nat 1000 place B B3\nat 1500 place W G7\n\
             at 2000 place B D3\nat 2500 place W G6\nat 3000 place B C2\nat 4000 place W E5\n";
-        let rig = Rig::start(
-            Source::Script(Script::parse(script).unwrap()),
-            NoiseModel::Realistic,
-            4,
-            Speed::Max,
-        )
-        .await;
+        let rig = Rig::script(script, NoiseModel::Realistic, 4, Speed::Max).await;
         rig.wait_done().await;
-        let state: Value = reqwest::get(rig.url("/api/v1/state"))
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let state: Value = rig.get_json("/api/v1/state", false).await;
         let url = rig.url("/");
         let dom = {
             let (c, u) = (chromium.clone(), url.clone());

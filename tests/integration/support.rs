@@ -251,6 +251,33 @@ impl Rig {
         }
     }
 
+    /// Starts a board script (see README, "Board scripts") like [`Rig::start`].
+    pub async fn script(text: &str, noise: NoiseModel, seed: u64, speed: Speed) -> Rig {
+        let script = smartgoban::sim::Script::parse(text).expect("script parses");
+        Rig::start(smartgoban::sim::Source::Script(script), noise, seed, speed).await
+    }
+
+    /// `POST path` with the referee's token and `body`: the status and the body text.
+    pub async fn act(&self, path: &str, body: serde_json::Value) -> (u16, String) {
+        let resp = reqwest::Client::new()
+            .post(self.url(path))
+            .bearer_auth(TEST_TOKEN)
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        (resp.status().as_u16(), resp.text().await.unwrap())
+    }
+
+    /// `GET path` as JSON, with the referee's token (`live`) or as the public.
+    pub async fn get_json(&self, path: &str, live: bool) -> serde_json::Value {
+        let mut req = reqwest::Client::new().get(self.url(path));
+        if live {
+            req = req.bearer_auth(TEST_TOKEN);
+        }
+        req.send().await.unwrap().json().await.unwrap()
+    }
+
     /// Base URL of the API.
     pub fn url(&self, path: &str) -> String {
         format!("http://{}{path}", self.daemon.http_addr().unwrap())
