@@ -48,6 +48,7 @@ fn main() {
         };
         let device = smartgoban::sim::start(&source, playing, link.clone(), 1).unwrap();
         let daemon = Daemon::start(DaemonConfig {
+            recovery: Default::default(),
             serial: link,
             http: Some("127.0.0.1:0".parse().unwrap()),
             session: Default::default(),

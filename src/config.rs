@@ -12,6 +12,9 @@
 //! time_up = "loss"                                          # R22.5 at a flag fall: "loss",
 //!                                                           # "pass" (a pass with a warning) or
 //!                                                           # "referee" (the referee rules)
+//! charge_downtime = false                                   # after a crash, the time the
+//!                                                           # service was down is on no one's
+//!                                                           # clock (true: the running side's)
 //!
 //! [game]                                                    # the game to start with
 //! size = 19
@@ -83,6 +86,7 @@ struct RawConfig {
     profile: Option<String>,
     commit_ms: Option<i64>,
     time_up: Option<String>,
+    charge_downtime: Option<bool>,
     #[serde(default)]
     game: RawGame,
     #[serde(default)]
@@ -218,6 +222,9 @@ pub struct Config {
     pub commit_ms: Option<u64>,
     /// R22.5: what a flag fall does.
     pub time_up: TimeUp,
+    /// After a crash or restart, charge the time the service was down to the player whose
+    /// clock was running (default false: that time is on no one's clock).
+    pub charge_downtime: bool,
     /// The clock's buttons, faces, voice and buzzer.
     pub clock: ClockHardwareConfig,
     /// The LEDs under the points.
@@ -397,6 +404,7 @@ impl Config {
             profile,
             commit_ms,
             time_up,
+            charge_downtime: raw.charge_downtime.unwrap_or(false),
             clock,
             leds,
             public_reads: raw.api.public_reads.unwrap_or(true),
@@ -598,6 +606,7 @@ fn unreachable_defaults() -> Config {
         profile: Profile::Cn2002,
         commit_ms: Some(3_000),
         time_up: TimeUp::Loss,
+        charge_downtime: false,
         clock: ClockHardwareConfig::default(),
         leds: LedConfig::default(),
         public_reads: true,

@@ -12,7 +12,7 @@ use crate::clock::Reading;
 use crate::rules::Color;
 
 /// One event with its sequence number and time.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct Event {
     /// Strictly increasing from 1 within a service run.
     pub seq: u64,
@@ -24,7 +24,7 @@ pub struct Event {
 }
 
 /// A stone that belongs on a point, in desync guidance.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema, serde::Deserialize)]
 pub struct PointColor {
     /// GTP point.
     pub point: String,
@@ -33,7 +33,7 @@ pub struct PointColor {
 }
 
 /// Evidence attached to a violation: the boards around it, as rows (top row first, `.`/`X`/`O`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Evidence {
     /// The record's position before the offending act.
     pub before: Vec<String>,
@@ -48,7 +48,7 @@ pub struct Evidence {
 }
 
 /// Both sides' clocks (DESIGN.md `clock` event, `GET /api/v1/state`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema, serde::Deserialize)]
 pub struct ClockView {
     /// The time control in its text form (`main=3600s cn=5x60s`).
     pub system: String,
@@ -63,7 +63,7 @@ pub struct ClockView {
 }
 
 /// The kinds of event, tagged by `kind` in JSON.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum EventKind {
     /// The clocks changed in a way a display must show at once: a press, pause, resume, a
@@ -152,15 +152,18 @@ pub enum EventKind {
         /// Violation id, unique within the game.
         id: u32,
         /// DESIGN.md violation code, e.g. `forbidden_point`.
-        code: &'static str,
+        #[serde(deserialize_with = "crate::referee::intern::deserialize")]
+        code: crate::referee::intern::StaticStr,
         /// RULES.md clause, e.g. `R19`.
-        clause: &'static str,
+        #[serde(deserialize_with = "crate::referee::intern::deserialize")]
+        clause: crate::referee::intern::StaticStr,
         /// Offender.
         color: Color,
         /// Points concerned (GTP).
         points: Vec<String>,
         /// `warning`, `move_invalid`, `loss` or `referee` (left to the referee's ruling).
-        penalty: &'static str,
+        #[serde(deserialize_with = "crate::referee::intern::deserialize")]
+        penalty: crate::referee::intern::StaticStr,
         /// Human-readable explanation.
         detail: String,
         /// Boards before/after and the move number.
@@ -254,7 +257,8 @@ pub enum EventKind {
         /// Winner, or null for a draw / no result.
         winner: Option<Color>,
         /// `resignation`, `count`, `time`, `two_warnings` or `referee`.
-        reason: &'static str,
+        #[serde(deserialize_with = "crate::referee::intern::deserialize")]
+        reason: crate::referee::intern::StaticStr,
         /// Black's points at the count (area scoring), when counted.
         black_points: Option<f64>,
         /// White's points at the count, when counted.
@@ -267,7 +271,7 @@ pub enum EventKind {
 }
 
 /// One move of an ambiguous explanation.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct CandidateMove {
     /// Mover.
     pub color: Color,
@@ -280,7 +284,7 @@ pub struct CandidateMove {
 }
 
 /// Game phase (DESIGN.md `phase` event).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
     /// Waiting for the board to show the starting position (empty, or handicap/setup stones).
@@ -312,7 +316,7 @@ impl Phase {
 }
 
 /// Serial link state (DESIGN.md `link` event).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LinkState {
     /// Handshake done, scans arriving.

@@ -33,3 +33,4 @@ pub mod files;
 pub mod link;
 
 pub mod sim;
+pub mod store;

@@ -86,6 +86,8 @@ pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
     let device = sim::start(&source, playing, link.clone(), 0x5167_0001).map_err(DemoError::Sim)?;
     let started = Instant::now();
     let daemon = Daemon::start(DaemonConfig {
+        // the virtual board starts afresh: so does the game
+        recovery: Default::default(),
         serial: link.clone(),
         http: Some(args.http),
         session: SessionConfig {

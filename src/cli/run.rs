@@ -55,6 +55,10 @@ pub async fn run(args: RunArgs) -> Result<(), RunError> {
     }
     let serial = config.serial.clone().ok_or(RunError::NoSerial)?;
     let daemon = Daemon::start(DaemonConfig {
+        recovery: crate::daemon::Recovery {
+            resume: true,
+            charge_downtime: config.charge_downtime,
+        },
         serial: serial.clone(),
         http: Some(config.http),
         session: SessionConfig {

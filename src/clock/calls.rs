@@ -13,7 +13,7 @@ use super::side::SideClock;
 use super::system::{Overtime, TimeSystem};
 
 /// One call, at `at_ms` of thinking into the turn.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Call {
     /// Thinking time into the turn, ms, at which it is spoken.
     pub at_ms: u64,

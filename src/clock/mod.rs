@@ -23,7 +23,7 @@ use crate::rules::Color;
 pub const DOUBLE_PRESS_MS: u64 = 80;
 
 /// What the clock reports, oldest first ([`Clock::poll_event`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ClockEvent {
     /// The readings changed in a way a display must show at once: a press, pause, resume, a
     /// period rolled over, the flag.
@@ -61,7 +61,7 @@ pub enum PressRefused {
 }
 
 /// The state before a press, to give back on a takeback.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct PressRecord {
     /// Move number (moves and passes in the record) the press committed.
     move_number: u32,
@@ -73,7 +73,7 @@ struct PressRecord {
 }
 
 /// The game clock.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Clock {
     system: TimeSystem,
     /// Each side's state at the start of its current (or next) turn.

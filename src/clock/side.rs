@@ -6,7 +6,7 @@ use super::system::{Overtime, TimeSystem};
 use serde::Serialize;
 
 /// One side's time as it stands between turns.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SideClock {
     /// Main time left, ms.
     pub main_ms: u64,
@@ -19,7 +19,7 @@ pub struct SideClock {
 }
 
 /// What a side's clock shows (DESIGN.md `clock` event, `GET /api/v1/state`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema, serde::Deserialize)]
 pub struct Reading {
     /// Main time left, ms.
     pub main_ms: u64,

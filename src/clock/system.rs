@@ -5,7 +5,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// What follows the main time.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Overtime {
     /// None: absolute time, the flag falls when the main time is used up.
     Absolute,
@@ -44,7 +44,7 @@ pub enum Overtime {
 }
 
 /// A time control: main time per side, then an overtime system.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TimeSystem {
     /// Main time per side, ms (C3.1). Zero starts directly in the overtime.
     pub main_ms: u64,

@@ -82,8 +82,16 @@ impl Leds {
 
     /// Renders the session's scene and shows it if it changed, is animated and due, or the
     /// last write failed.
-    pub(super) fn refresh(&mut self, session: &Session, connection: &mut Connection, now_ms: u64) {
-        let frame = render(&session.led_scene(), &self.output.settings);
+    pub(super) fn refresh(
+        &mut self,
+        session: &Session,
+        connection: &mut Connection,
+        now_ms: u64,
+        storage_ok: bool,
+    ) {
+        let mut scene = session.led_scene();
+        scene.storage_ok = storage_ok;
+        let frame = render(&scene, &self.output.settings);
         let changed = self.frame.as_ref() != Some(&frame);
         let due = !self.output.driver.animates_itself()
             && frame.animated()
@@ -240,24 +248,24 @@ mod tests {
             )
             .unwrap();
         let mut conn = Connection::new(LinkConfig::default());
-        leds.refresh(&session, &mut conn, 0);
+        leds.refresh(&session, &mut conn, 0, true);
         let snap = leds.snapshot(&conn).unwrap();
         assert_eq!(snap.delivery, "failed");
         assert_eq!(snap.error.as_deref(), Some("SPI: bus gone"));
         // The same frame, 50 scans later: not tried again before a second has passed.
         for t in (20..1000).step_by(20) {
-            leds.refresh(&session, &mut conn, t);
+            leds.refresh(&session, &mut conn, t, true);
         }
         assert_eq!(calls.load(Ordering::Relaxed), 1);
         assert_eq!(leds.poll_timeout(), Some(1000));
-        leds.refresh(&session, &mut conn, 1000);
+        leds.refresh(&session, &mut conn, 1000, true);
         assert_eq!(calls.load(Ordering::Relaxed), 2);
-        leds.refresh(&session, &mut conn, 2000);
+        leds.refresh(&session, &mut conn, 2000, true);
         assert_eq!(calls.load(Ordering::Relaxed), 3);
         let snap = leds.snapshot(&conn).unwrap();
         assert_eq!((snap.delivery, snap.error), ("shown", None));
         // Steady frame on a device that does not animate: nothing more to do.
-        leds.refresh(&session, &mut conn, 3000);
+        leds.refresh(&session, &mut conn, 3000, true);
         assert_eq!(calls.load(Ordering::Relaxed), 3);
         assert_eq!(leds.poll_timeout(), None);
         // The link goes: the star points breathe, redrawn every 40 ms.
@@ -270,7 +278,7 @@ mod tests {
             )
             .unwrap();
         for t in (3000..=4000).step_by(20) {
-            leds.refresh(&session, &mut conn, t);
+            leds.refresh(&session, &mut conn, t, true);
         }
         assert_eq!(calls.load(Ordering::Relaxed), 3 + 26);
     }

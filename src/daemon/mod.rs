@@ -6,6 +6,7 @@ mod clock_hw;
 pub mod delay;
 pub mod games;
 mod leds;
+mod persist;
 pub mod shared;
 
 use std::io::Write;
@@ -50,6 +51,21 @@ pub struct DaemonConfig {
     pub leds: Option<LedOutput>,
     /// Who may read and write over HTTP.
     pub access: ApiAccess,
+    /// What to do with a game left in progress in the data directory's store.
+    pub recovery: Recovery,
+}
+
+/// Recovery after a crash or a restart (issue 7): the store in the data directory
+/// (`DATA_DIR/smartgoban.sqlite3`) holds the game in progress.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Recovery {
+    /// Resume the game in progress in the store (`run`); otherwise a new game starts and the
+    /// one in progress is kept as `replaced` (`demo`, whose virtual board starts afresh).
+    pub resume: bool,
+    /// Charge the time the service was down to the player whose clock was running (the wall
+    /// clock from the last checkpoint to the restart). Off by default: the players could not
+    /// see the clock while it was down.
+    pub charge_downtime: bool,
 }
 
 /// Errors starting or running the daemon.
@@ -120,8 +136,39 @@ impl Daemon {
             None => None,
         };
         let http_addr = listener.as_ref().and_then(|l| l.local_addr().ok());
-        let session = Session::new(config.session, &config.setup)
-            .map_err(|e| DaemonError::Session(SessionError::Setup(e)))?;
+        let mut persist = config.data_dir.as_deref().map(persist::Persist::open);
+        let resumed = match persist.as_mut() {
+            Some(p) if config.recovery.resume => p.resume(config.session),
+            _ => None,
+        };
+        let resuming = resumed.is_some();
+        let mut history = Vec::new();
+        let mut base_ms = 0;
+        let session = match resumed {
+            Some(r) => {
+                // The session's time goes on from its checkpoint: the time the service was
+                // down is not on anyone's clock unless configured.
+                base_ms = r.session.now_ms();
+                if config.recovery.charge_downtime {
+                    let down = crate::store::unix_now_ms() - r.checkpoint_unix_ms;
+                    base_ms += down.max(0) as u64;
+                }
+                history = r.history;
+                r.session
+            }
+            None => {
+                let mut session_config = config.session;
+                if let Some(p) = &persist {
+                    session_config.first_seq = session_config.first_seq.max(p.next_seq());
+                }
+                let session = Session::new(session_config, &config.setup)
+                    .map_err(|e| DaemonError::Session(SessionError::Setup(e)))?;
+                if let Some(p) = persist.as_mut() {
+                    p.begin_game(&config.setup, &session_config);
+                }
+                session
+            }
+        };
         let events_file = match &config.events_out {
             Some(path) => Some(std::io::BufWriter::new(
                 std::fs::File::create(path).map_err(|source| DaemonError::File {
@@ -132,7 +179,9 @@ impl Daemon {
             None => None,
         };
         if let Some(dir) = &config.data_dir {
-            keep_earlier_record(dir)?;
+            if !resuming {
+                keep_earlier_record(dir)?;
+            }
         }
         let (snapshot_tx, snapshot_rx) = watch::channel(Arc::new(snapshot_of(
             &session,
@@ -147,6 +196,9 @@ impl Daemon {
             config.access,
             games,
         ));
+        for event in history {
+            shared.log.push(event);
+        }
         let (port_tx, port_rx) = mpsc::channel(64);
         let port = SerialPort::spawn(config.serial.clone(), port_tx)
             .map_err(|e| DaemonError::Internal(format!("serial thread: {e}")))?;
@@ -163,7 +215,10 @@ impl Daemon {
             link_error: None,
             storage_error: None,
             start: Instant::now(),
-            record_dirty: false,
+            base_ms,
+            persist,
+            actions: Vec::new(),
+            record_dirty: true,
             last_record_write: None,
             devices: ClockDevices::start(config.clock_hardware),
             leds: config.leds.map(leds::Leds::new),
@@ -295,6 +350,12 @@ struct SessionTask {
     link_error: Option<String>,
     storage_error: Option<String>,
     start: Instant,
+    /// Session time at `start`, ms: 0, or where a resumed session's checkpoint left it.
+    base_ms: u64,
+    /// The store, if there is a data directory.
+    persist: Option<persist::Persist>,
+    /// Referee actions not yet written (they go with the events they cause).
+    actions: Vec<crate::store::ActionRow>,
     record_dirty: bool,
     last_record_write: Option<Instant>,
     devices: ClockDevices,
@@ -308,7 +369,7 @@ struct SessionTask {
 
 impl SessionTask {
     fn now_ms(&self) -> u64 {
-        self.start.elapsed().as_millis() as u64
+        self.base_ms + self.start.elapsed().as_millis() as u64
     }
 
     async fn run(
@@ -346,7 +407,24 @@ impl SessionTask {
                 },
                 cmd = command_rx.recv() => if let Some((command, reply)) = cmd {
                     let now = self.now_ms();
+                    let logged = serde_json::to_string(&command).unwrap_or_default();
+                    let new_game = match &command {
+                        Command::NewGame(setup) => Some((**setup).clone()),
+                        _ => None,
+                    };
                     let result = self.session.handle_input(Input::Command(command), now);
+                    if let (Some(setup), Ok(()), Some(p)) = (new_game, &result, &mut self.persist) {
+                        p.begin_game(&setup, &self.session.config());
+                    }
+                    self.actions.push(crate::store::ActionRow {
+                        t_ms: now,
+                        unix_ms: crate::store::unix_now_ms(),
+                        command: logged,
+                        outcome: match &result {
+                            Ok(()) => "ok".into(),
+                            Err(e) => e.to_string(),
+                        },
+                    });
                     changed = true;
                     self.record_dirty = true;
                     changed |= self.pump()?;
@@ -382,6 +460,11 @@ impl SessionTask {
             changed |= self.pump()?;
             changed |= self.refresh_leds();
             self.devices.refresh(self.session.clock_view().as_ref());
+            if let Some(p) = &mut self.persist {
+                let failing = p.error().is_some();
+                p.tick(&self.session);
+                changed |= failing != p.error().is_some();
+            }
             if changed || last_snapshot.elapsed() >= REFRESH {
                 self.publish();
                 last_snapshot = Instant::now();
@@ -439,9 +522,20 @@ impl SessionTask {
         }
         self.shared
             .set_last_scan_counter(self.session.stats().last_scan_counter);
-        let mut any = false;
+        let mut events = Vec::new();
         while let Some(event) = self.session.poll_output() {
-            any = true;
+            events.push(event);
+        }
+        let any = !events.is_empty();
+        // Durable before published: the events, the referee's actions and the checkpoint
+        // after them go to the store first (when it fails, they wait there in memory and the
+        // game goes on).
+        if let Some(p) = &mut self.persist {
+            if any || !self.actions.is_empty() {
+                p.record(&self.session, &events, std::mem::take(&mut self.actions));
+            }
+        }
+        for event in events {
             if let Some(file) = &mut self.events_file {
                 let line = serde_json::to_string(&event).unwrap_or_default();
                 if let Err(source) = writeln!(file, "{line}") {
@@ -485,6 +579,9 @@ impl SessionTask {
         if let Err(e) = self.shared.games.keep(&id, record) {
             tracing::error!("cannot keep the finished game {id}: {e}");
         }
+        if let Some(p) = &mut self.persist {
+            p.finish(record.info.result.clone(), record.to_sgf());
+        }
         self.shared.games.set_current(Some(id.clone()));
         self.finished = Some((id, now.0, now.1));
     }
@@ -494,10 +591,11 @@ impl SessionTask {
     /// says so at once.
     fn refresh_leds(&mut self) -> bool {
         let now = self.now_ms();
+        let storage_ok = self.storage_alert().is_none();
         let Some(leds) = &mut self.leds else {
             return false;
         };
-        leds.refresh(&self.session, &mut self.connection, now);
+        leds.refresh(&self.session, &mut self.connection, now, storage_ok);
         while let Some(bytes) = self.connection.poll_transmit() {
             self.port.write(bytes);
         }
@@ -506,7 +604,7 @@ impl SessionTask {
 
     fn publish(&mut self) {
         let mut snap = snapshot_of(&self.session, self.link_error.clone(), &self.connection);
-        snap.storage_error = self.storage_error.clone();
+        snap.storage_error = self.storage_alert();
         snap.leds = self
             .leds
             .as_ref()
@@ -525,6 +623,19 @@ impl SessionTask {
         self.shared.delay.record(now, &snap);
         self.shared.delay.advance(&snap, now);
         let _ = self.snapshot.send(snap);
+    }
+
+    /// Why the record is not being kept on the disk now, if it is not: the store's error
+    /// first, then the `current.sgf` file's.
+    fn storage_alert(&self) -> Option<String> {
+        self.persist
+            .as_ref()
+            .and_then(|p| p.error())
+            .map(|e| match self.persist.as_ref().map(|p| p.backlog()) {
+                Some(n) if n > 0 => format!("{e} ({n} writes waiting in memory)"),
+                _ => e.to_owned(),
+            })
+            .or_else(|| self.storage_error.clone())
     }
 
     fn flush_events(&mut self) -> Result<(), DaemonError> {

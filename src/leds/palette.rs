@@ -159,11 +159,13 @@ impl Slot {
     }
 
     /// The colour at full brightness (before [`LedSettings::brightness`] and the budget) and
-    /// the effect. `link_up` changes the star points only.
-    pub fn paint(self, link_up: bool) -> LedPaint {
+    /// the effect. `link_up` and `storage_ok` change the star points only (breathing while the
+    /// link is lost, blinking red while the store does not take the record).
+    pub fn paint(self, link_up: bool, storage_ok: bool) -> LedPaint {
         use LedEffect::*;
         let (rgb, effect) = match self {
             Slot::Off => ([0, 0, 0], Steady),
+            Slot::Star if !storage_ok => (scale(RED, 110), Blink { period_ds: 20 }),
             Slot::Star if link_up => (DIM_WHITE, Steady),
             Slot::Star => (DIM_WHITE, Breathe { period_ds: 30 }),
             Slot::LastBlack => (scale(BLACK_HUE, 90), Steady),

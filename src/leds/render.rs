@@ -114,7 +114,12 @@ pub fn render(scene: &Scene, settings: &LedSettings) -> Frame {
     }
     let mut rgb: Vec<[u8; 3]> = Slot::ALL
         .iter()
-        .map(|s| scale(s.paint(scene.link_up).rgb, settings.brightness))
+        .map(|s| {
+            scale(
+                s.paint(scene.link_up, scene.storage_ok).rgb,
+                settings.brightness,
+            )
+        })
         .collect();
     budget::fit(
         &mut rgb,
@@ -125,7 +130,7 @@ pub fn render(scene: &Scene, settings: &LedSettings) -> Frame {
     for ((entry, slot), rgb) in palette.iter_mut().zip(Slot::ALL).zip(&rgb) {
         *entry = LedPaint {
             rgb: *rgb,
-            effect: slot.paint(scene.link_up).effect,
+            effect: slot.paint(scene.link_up, scene.storage_ok).effect,
         };
     }
     let mut cells = LedCells::new(board_size);

@@ -77,6 +77,9 @@ pub struct Scene {
     pub size: u8,
     /// The serial link to the board is up (star points breathe while it is not).
     pub link_up: bool,
+    /// The store takes the record (issue 7, "Disk faults"): while it does not (disk full,
+    /// read-only), the star points blink red instead of their usual light.
+    pub storage_ok: bool,
     /// The marks, first wins.
     pub marks: Vec<Mark>,
     /// The next stone to fix while rebuilding a disturbed or desynchronised board: lit
@@ -93,6 +96,7 @@ impl Scene {
         Scene {
             size,
             link_up,
+            storage_ok: true,
             marks: Vec::new(),
             next: None,
             covered: Vec::new(),

@@ -4,7 +4,7 @@
 use crate::rules::{Color, Point};
 
 /// How the referee settles an open violation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Ruling {
     /// The board is put back as the record has it (the default for board violations).
     PutBack,
@@ -14,7 +14,7 @@ pub enum Ruling {
 }
 
 /// A referee's decision on the result (R17.5, R17.6, R20.3, R27).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Adjudication {
     /// `color` wins (SGF `RE`, e.g. `B+F`, given or derived).
     Win(Color),
@@ -66,7 +66,7 @@ pub enum CommandError {
 }
 
 /// A sealed move at adjournment (C5): who, where (`None`: a sealed pass).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SealedMove {
     /// The sealing side.
     pub color: Color,

@@ -27,7 +27,7 @@ pub const MAX_NEW_STONES: usize = 4;
 
 /// The exact difference between the record's position and the board: what to do to the
 /// board to make it match (DESIGN.md `desync`).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct BoardDiff {
     /// Points where a stone of this colour belongs but is missing (or of the other colour).
     pub restore: Vec<(Point, Color)>,
@@ -64,7 +64,7 @@ impl BoardDiff {
 
 /// Which captured stones are still on the board and which were lifted, after a settled board
 /// was matched.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CaptureTally {
     /// Captured stones still lying on the board (old and new).
     pub still_pending: Vec<Pending>,
@@ -73,7 +73,7 @@ pub struct CaptureTally {
 }
 
 /// One move of an explanation.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Step {
     /// Mover.
     pub color: Color,
@@ -87,7 +87,7 @@ pub struct Step {
 }
 
 /// One way the board could have come about: moves in order.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Candidate {
     /// The moves, first first.
     pub steps: Vec<Step>,
@@ -96,7 +96,7 @@ pub struct Candidate {
 }
 
 /// What explains a settled board.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Verdict {
     /// The board shows the record's position (captured stones may still lie on it).
     Unchanged(CaptureTally),

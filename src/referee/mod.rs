@@ -25,6 +25,7 @@
 
 pub mod command;
 pub mod inference;
+pub mod intern;
 pub mod profile;
 pub mod result;
 pub mod setup;
@@ -46,7 +47,7 @@ pub use setup::GameSetup;
 pub use violation::Violation;
 
 /// How a flag fall is ruled (R22.5, [`Referee::on_time_expired`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum FlagRuling {
     /// The game is lost (R22.5, O14.5).
     Loss,
@@ -57,7 +58,7 @@ pub enum FlagRuling {
 }
 
 /// What a clock press does to the clock ([`Referee::on_clock`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum PressOutcome {
     /// The press commits move `move_number` (moves and passes in the record): the clock
     /// switches to the other side.
@@ -73,7 +74,7 @@ pub enum PressOutcome {
 }
 
 /// Referee settings.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RefereeConfig {
     /// Rule profile (default cn2002).
     pub profile: Profile,
@@ -115,12 +116,13 @@ impl Observation<'_> {
 }
 
 /// The end of a game.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GameResult {
     /// Winner, `None` for a draw or no result.
     pub winner: Option<Color>,
     /// `resignation`, `referee`, `two_warnings`, … (DESIGN.md `result.reason`).
-    pub reason: &'static str,
+    #[serde(deserialize_with = "crate::referee::intern::deserialize")]
+    pub reason: crate::referee::intern::StaticStr,
     /// SGF `RE` value.
     pub re: String,
 }
@@ -137,7 +139,7 @@ pub enum SetupError {
 }
 
 /// What the referee knows of the last recorded move beyond the record.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct LastMove {
     color: Color,
     point: Option<Point>,
@@ -152,7 +154,7 @@ struct LastMove {
 }
 
 /// A side's last move still waiting for its clock press.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Unpressed {
     /// Its number (moves and passes in the record).
     number: u32,
@@ -166,7 +168,7 @@ struct Unpressed {
 }
 
 /// An explanation waiting for the referee's choice.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Ambiguity {
     candidates: Vec<Candidate>,
     grid: StoneGrid,
@@ -174,7 +176,7 @@ struct Ambiguity {
 
 /// The referee state machine. Feed it settled boards ([`Referee::on_board`]), scan times
 /// ([`Referee::on_tick`]), presses and commands; take events with [`Referee::poll_event`].
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Referee {
     config: RefereeConfig,
     game: Game,
@@ -216,7 +218,7 @@ pub struct Referee {
 }
 
 /// Diagnostic counters of the referee.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RefereeStats {
     /// Settled boards with a stone of the wrong colour on a recorded point, set aside as a
     /// sensor anomaly.

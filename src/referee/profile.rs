@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::rules::ViolationCode;
 
 /// Which edition of the referee rules applies.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Profile {
     /// Chinese Weiqi Rules, 2002 edition (R17–R24).
@@ -31,7 +31,7 @@ impl std::str::FromStr for Profile {
 }
 
 /// What happens to acts that break a rule.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Policy {
     /// The rules' sanctions apply: invalid moves are not recorded and must come off the board,
@@ -45,7 +45,7 @@ pub enum Policy {
 }
 
 /// The primary penalty of a violation (DESIGN.md `violation.penalty`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Penalty {
     /// A warning (R24.1: one stone at the count; R24.2: two lose).
@@ -72,7 +72,7 @@ impl Penalty {
 
 /// The rules' sanction of one violation: the primary penalty, and whether a warning comes
 /// with it (R18.3: invalid and a warning).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Sanction {
     /// Primary penalty.
     pub penalty: Penalty,

@@ -6,7 +6,7 @@ use crate::rules::{Color, GameInfo, GameRecord, Point};
 /// Everything the referee needs to start a game: board size, game information (players, komi,
 /// rules, …), the setup stones that must be on the board before the first move (handicap `AB`,
 /// or the four 座子 stones of a classical Chinese game) and who moves first.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GameSetup {
     /// Game information; `info.size` is the board size in points per side.
     pub info: GameInfo,

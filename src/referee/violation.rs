@@ -5,14 +5,15 @@ use super::profile::Penalty;
 use crate::rules::{Color, Point, ViolationCode};
 
 /// A violation as the referee keeps it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Violation {
     /// Unique within the game, from 1.
     pub id: u32,
     /// What rule.
     pub code: ViolationCode,
     /// The clause of the profile in force.
-    pub clause: &'static str,
+    #[serde(deserialize_with = "crate::referee::intern::deserialize")]
+    pub clause: crate::referee::intern::StaticStr,
     /// Offender.
     pub color: Color,
     /// Points concerned.

@@ -131,6 +131,22 @@ pub struct Board {
     hash: u64,
 }
 
+/// A board is kept (the store's checkpoints) as its [`Board::rows`], top row first, and read
+/// back with [`Board::from_rows`]: the stones alone define it (the hash is recomputed).
+impl serde::Serialize for Board {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.rows())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Board {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Board, D::Error> {
+        let rows = <Vec<String> as serde::Deserialize>::deserialize(deserializer)?;
+        let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+        Board::from_rows(&rows).map_err(serde::de::Error::custom)
+    }
+}
+
 impl Board {
     /// An empty board of `size` × `size` points.
     ///

@@ -14,7 +14,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use thiserror::Error;
 
 /// Why a stone may not be placed. On this error nothing changes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error, serde::Serialize, serde::Deserialize)]
 pub enum Illegal {
     /// The point already holds a stone (G2). A referee counts such a "move" as a pass
     /// (C5/O13, like a sealed move on an occupied point).
@@ -68,7 +68,7 @@ pub enum SetupError {
 }
 
 /// What [`Game::play`] did.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MoveOutcome {
     /// The number of this move or pass: 1 for the first (moves and passes both count).
     pub number: u32,
@@ -86,7 +86,7 @@ pub struct MoveOutcome {
 }
 
 /// The result of a placement tried with [`Game::preview`], without changing the game.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Preview {
     /// The board after the placement.
     pub board: Board,
@@ -97,7 +97,7 @@ pub struct Preview {
 }
 
 /// A simple-ko ban: `colour` may not play on `point` on the very next move.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Ko {
     point: Point,
     cell: u16,
@@ -105,7 +105,7 @@ struct Ko {
 }
 
 /// One entry of the undo history: the move and what it changed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Step {
     colour: Color,
     /// Padded cell index of the stone; 0 for a pass.
@@ -120,7 +120,7 @@ struct Step {
 }
 
 /// A hasher for keys that are already uniformly random (Zobrist hashes): passes them through.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct PassThroughHasher(u64);
 
 impl Hasher for PassThroughHasher {
@@ -149,7 +149,7 @@ const RESERVED_MOVES: usize = 400;
 /// Holds the board, whose turn it is, the simple-ko ban, the capture counters, the run of
 /// passes, the hash of every whole-board position reached so far (for R20 repetition) and an
 /// undo history of compact steps (the move, its captures, the state it replaced).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Game {
     board: Board,
     to_move: Color,

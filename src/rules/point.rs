@@ -21,7 +21,7 @@ pub const MIN_BOARD_SIZE: u8 = 2;
 /// both from 0 (SGF orientation).
 ///
 /// Ordered row by row (by `y`, then `x`), like [`Point::index`].
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Point {
     /// Column, 0 = leftmost (GTP `A`, SGF `a`).
     pub x: u8,

@@ -70,7 +70,7 @@ pub const DEFAULT_PLAYOUTS: u32 = 100;
 ///
 /// The five numbers add up to the number of points of the board when the count comes from
 /// [`area_count`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct AreaCount {
     /// Black stones left on the board after the dead ones are taken off (points).
     pub black_stones: u32,
@@ -108,7 +108,7 @@ impl AreaCount {
 }
 
 /// The result of a counted game under the Chinese rules (G9, C2, R24.1).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ChineseResult {
     /// The winner; `None` for an exact draw (possible only with a whole-number komi).
     pub winner: Option<Color>,
@@ -128,7 +128,7 @@ pub struct ChineseResult {
 }
 
 /// What one point is worth at the count (G9), from [`area_map`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum AreaPoint {
     /// A living stone of this colour.
     Stone(Color),

@@ -48,6 +48,26 @@ pub enum ViolationCode {
 }
 
 impl ViolationCode {
+    /// Every code, in declaration order.
+    pub const ALL: [ViolationCode; 16] = [
+        ViolationCode::TwoMovesInARow,
+        ViolationCode::Takeback,
+        ViolationCode::ClockBeforeStone,
+        ViolationCode::MovedStone,
+        ViolationCode::BoardDisturbed,
+        ViolationCode::WrongCapture,
+        ViolationCode::MissedCapture,
+        ViolationCode::KoRecapture,
+        ViolationCode::ForbiddenPoint,
+        ViolationCode::SuperkoCycle,
+        ViolationCode::ClockBeforeCaptures,
+        ViolationCode::TimeExpired,
+        ViolationCode::TwoWarningsLoss,
+        ViolationCode::WrongColors,
+        ViolationCode::OccupiedPoint,
+        ViolationCode::PlayedWhilePaused,
+    ];
+
     /// The DESIGN.md code, e.g. `forbidden_point`.
     pub const fn as_str(self) -> &'static str {
         match self {

@@ -7,7 +7,7 @@ use crate::rules::{Board, Color, Point};
 ///
 /// Unlike [`Board`] it carries no rules: two stones of a group without liberties can sit on a
 /// `StoneGrid` (a capture not yet lifted), which is exactly what the referee must be able to see.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct StoneGrid {
     size: u8,
     cells: Vec<Option<Color>>,

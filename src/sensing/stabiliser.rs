@@ -5,7 +5,7 @@ use crate::rules::{Color, Point};
 use smartgoban_protocol::Cell;
 
 /// Tuning of the [`Stabiliser`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct StabiliserConfig {
     /// How long, in ms of board time, a point must read the same value before it counts as
     /// settled. Default 150 ms: longer than a bouncing stone or a single misread (one scan is
@@ -43,7 +43,7 @@ pub struct Settled<'a> {
 }
 
 /// Counters for diagnostics (exposed on the API and in metrics).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct StabiliserStats {
     /// Scans taken in.
     pub scans: u64,

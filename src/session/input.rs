@@ -5,7 +5,7 @@ use crate::rules::{Color, Point};
 use smartgoban_protocol::Scan;
 
 /// The board that answered the handshake (PROTOCOL.md "HelloAck").
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LinkInfo {
     /// Points per side: 9, 13 or 19.
     pub board_size: u8,
@@ -42,7 +42,7 @@ pub enum Input {
 }
 
 /// A button of the game clock.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ClockButton {
     /// A player's button: its time stops, the other side's starts (R17.4, R22.6).
     Player(Color),
@@ -51,7 +51,7 @@ pub enum ClockButton {
 }
 
 /// Commands from people (referee, organiser) or programs.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Command {
     /// Start a new game (the board must then show its setup position).
     NewGame(Box<GameSetup>),

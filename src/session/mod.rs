@@ -6,6 +6,7 @@
 //! timestamps, so a replay at full speed behaves exactly as it would in real time; the `now`
 //! passed in only stamps events (`t_ms`).
 
+mod checkpoint;
 mod input;
 mod lights;
 mod moves;
@@ -19,6 +20,7 @@ use crate::event::{Event, EventKind, LinkState};
 use crate::referee::{CommandError, GameSetup, Observation, Referee, RefereeConfig, SetupError};
 use crate::rules::{Color, GameRecord};
 use crate::sensing::{Cell, Stabiliser, StabiliserConfig, StabiliserStats};
+pub use checkpoint::RestoreError;
 pub use input::{ClockButton, Command, Input, LinkInfo};
 pub use moves::{move_views, MoveView};
 
@@ -26,7 +28,7 @@ use smartgoban_protocol::{Button, ButtonCounters, Scan, Side};
 pub use state::{LinkView, StateView};
 
 /// Session settings.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SessionConfig {
     /// Scan stabiliser settings (settle time).
     pub stabiliser: StabiliserConfig,
@@ -42,7 +44,7 @@ pub struct SessionConfig {
 }
 
 /// R22.5: what happens when a side's time is up.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum TimeUp {
     /// The game is lost (R22.5, O14.5).
     #[default]
@@ -77,7 +79,7 @@ pub enum SessionError {
 }
 
 /// Counters for diagnostics and metrics.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SessionStats {
     /// Scans taken in since the service started.
     pub scans: u64,
@@ -121,7 +123,7 @@ pub const PRESS_GRACE_MS: u64 = 1_000;
 pub const MAX_PRESSES_PER_SCAN: u8 = 2;
 
 /// A button press read from the scan counters (PROTOCOL.md "button counters").
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 enum Press {
     Pass(Color),
     Resign(Color),
@@ -129,17 +131,21 @@ enum Press {
 }
 
 /// The core state machine: link status, stabiliser, referee and the outgoing event queue.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct Session {
     config: SessionConfig,
     referee: Referee,
+    /// Not kept in checkpoints: a restored session waits for the board's next handshake.
+    #[serde(skip)]
     stabiliser: Option<Stabiliser>,
     link: Option<LinkInfo>,
     board_time_ms: u64,
     last_board_ms: Option<u32>,
+    #[serde(skip)]
     buttons: ButtonCounters,
     /// Presses waiting for the board to settle, with their board time.
     deferred: Vec<(Press, u64)>,
+    #[serde(skip)]
     cells: Vec<Cell>,
     outputs: VecDeque<Event>,
     next_seq: u64,

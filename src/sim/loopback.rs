@@ -26,6 +26,19 @@ pub struct BoardStream {
 /// arrived at board time 0. An unplugged cable is modelled as an outage followed by a new
 /// handshake.
 pub fn board_stream(source: &Source, noise: NoiseModel, seed: u64) -> BoardStream {
+    board_stream_with_restarts(source, noise, seed, &[]).0
+}
+
+/// [`board_stream`] with the host restarted at each board time of `restarts_ms` (ascending):
+/// there the board answers a new `Hello` (its `HelloAck`, counters from 0, as PROTOCOL.md
+/// asks), while the stones and the players go on. Returns the stream and, for each restart,
+/// the offset in `bytes` where its `HelloAck` starts: a new run of the host reads from there.
+pub fn board_stream_with_restarts(
+    source: &Source,
+    noise: NoiseModel,
+    seed: u64,
+    restarts_ms: &[u64],
+) -> (BoardStream, Vec<usize>) {
     let params = noise.params();
     let size = BoardSize::new(source.setup().size()).unwrap_or(BoardSize::NINETEEN);
     let mut replay = Replay::new(source.timeline(&params, seed), size, &params, seed);
@@ -51,7 +64,15 @@ pub fn board_stream(source: &Source, noise: NoiseModel, seed: u64) -> BoardStrea
         device_id: 1,
     });
     push(ack, &mut out);
+    let mut restarts = restarts_ms.iter().copied().peekable();
+    let mut offsets = Vec::new();
     while !replay.is_played_out(TAIL_MS) {
+        if restarts.next_if(|&at| at <= replay.board_ms()).is_some() {
+            replay.restart_buttons();
+            counter = 0;
+            offsets.push(out.bytes.len());
+            push(ack, &mut out);
+        }
         match replay.tick() {
             Tick::Unplug { duration_ms } => {
                 replay.outage(duration_ms);
@@ -76,7 +97,7 @@ pub fn board_stream(source: &Source, noise: NoiseModel, seed: u64) -> BoardStrea
             }
         }
     }
-    out
+    (out, offsets)
 }
 
 /// Feeds `bytes` through a fresh link [`Connection`] into `session`, `chunk` bytes per read

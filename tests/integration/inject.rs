@@ -57,6 +57,7 @@ async fn run_one(path: PathBuf, index: u64) -> Outcome {
     )
     .unwrap();
     let daemon = Daemon::start(DaemonConfig {
+        recovery: Default::default(),
         serial: link,
         http: None,
         session: SessionConfig {

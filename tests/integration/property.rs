@@ -8,7 +8,7 @@ use rand_chacha::ChaCha8Rng;
 use smartgoban::referee::{Policy, RefereeConfig};
 use smartgoban::rules::{Color, Game, GameInfo, GameRecord, Point, RecordedMove};
 use smartgoban::session::{Session, SessionConfig};
-use smartgoban::sim::loopback::{board_stream, feed};
+use smartgoban::sim::loopback::{board_stream, board_stream_with_restarts, feed};
 use smartgoban::sim::{NoiseModel, Source};
 
 /// A random legal game: uniformly random legal moves that fill no own single-point eye, now
@@ -79,6 +79,93 @@ proptest! {
         let want: Vec<(Color, Option<Point>)> =
             record.moves.iter().map(|m| (m.color, m.point)).collect();
         prop_assert_eq!(got, want);
+        prop_assert!(session.referee().violations().is_empty(),
+            "{:?}", session.referee().violations());
+    }
+}
+
+/// Feeds `bytes` through a fresh link connection (a new run of the service), host time going
+/// on from `*now`.
+fn feed_run(session: &mut Session, bytes: &[u8], now: &mut u64) {
+    use smartgoban::link::{Connection, LinkConfig, LinkEvent};
+    use smartgoban::session::Input;
+    let mut conn = Connection::new(LinkConfig::default());
+    conn.on_open(*now);
+    for piece in bytes.chunks(512) {
+        *now += 1;
+        conn.handle_bytes(piece, *now);
+        while let Some(ev) = conn.poll_event() {
+            let input = match ev {
+                LinkEvent::Up(info) => Input::LinkUp(info),
+                LinkEvent::Scan(scan) => Input::Scan(scan),
+                LinkEvent::Down { reason } => Input::LinkDown { reason },
+                LinkEvent::Rejected { .. } => continue,
+            };
+            session.handle_input(input, *now).unwrap();
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Issue 7, recovery: the service killed at random moments (mid-frame, mid-move, hands
+    /// over the board) and restarted from its last checkpoint each time records the game
+    /// exactly, with every event once: `seq` strictly increasing over all the runs, and every
+    /// move event of a run that died kept (the checkpoint is taken with the events).
+    #[test]
+    fn a_session_restored_from_checkpoints_records_the_game_exactly(
+        size in prop_oneof![Just(9u8), Just(13u8), Just(19u8)],
+        moves in 10usize..80,
+        game_seed in any::<u64>(),
+        noise in noise_model(),
+        noise_seed in any::<u64>(),
+        cuts in proptest::collection::vec(0.0f64..1.0, 1..6),
+    ) {
+        let record = random_game(size, moves, game_seed);
+        let source = Source::Record(record.clone());
+        let length_ms = board_stream(&source, noise, noise_seed).scans * 20;
+        let mut restarts: Vec<u64> = cuts.iter().map(|c| (c * length_ms as f64) as u64).collect();
+        restarts.sort_unstable();
+        let (stream, mut offsets) =
+            board_stream_with_restarts(&source, noise, noise_seed, &restarts);
+        offsets.push(stream.bytes.len());
+        let config = SessionConfig {
+            referee: RefereeConfig { policy: Policy::Rules, ..RefereeConfig::default() },
+            ..SessionConfig::default()
+        };
+        let mut session = Session::new(config, &source.setup()).unwrap();
+        let mut now = 0;
+        let mut from = 0;
+        let mut seqs = Vec::new();
+        let mut moves_seen = Vec::new();
+        for (run, &to) in offsets.iter().enumerate() {
+            if run > 0 {
+                // killed: only the checkpoint survives
+                let checkpoint = session.checkpoint().unwrap();
+                session = Session::restore(&checkpoint).unwrap();
+            }
+            feed_run(&mut session, &stream.bytes[from..to], &mut now);
+            from = to;
+            while let Some(e) = session.poll_output() {
+                // as the store keeps it and a restart reads it back into the feed
+                let back: smartgoban::event::Event =
+                    serde_json::from_str(&serde_json::to_string(&e).unwrap()).unwrap();
+                prop_assert_eq!(&back, &e);
+                seqs.push(e.seq);
+                if let smartgoban::event::EventKind::Move { number, .. } = e.kind {
+                    moves_seen.push(number);
+                }
+            }
+        }
+        let got: Vec<(Color, Option<Point>)> =
+            session.record().moves.iter().map(|m| (m.color, m.point)).collect();
+        let want: Vec<(Color, Option<Point>)> =
+            record.moves.iter().map(|m| (m.color, m.point)).collect();
+        prop_assert_eq!(got, want);
+        prop_assert!(seqs.windows(2).all(|w| w[0] < w[1]), "{:?}", seqs);
+        let stones = record.moves.iter().filter(|m| m.point.is_some()).count();
+        prop_assert_eq!(moves_seen.len(), stones, "each move event once");
         prop_assert!(session.referee().violations().is_empty(),
             "{:?}", session.referee().violations());
     }

@@ -213,6 +213,36 @@ impl Rig {
         speed: Speed,
         clock_hardware: smartgoban::daemon::ClockHardware,
     ) -> Rig {
+        Rig::launch(source, noise, seed, speed, clock_hardware, None).await
+    }
+
+    /// [`Rig::start`] keeping the record in `data_dir` (the store, `current.sgf`).
+    pub async fn start_in(
+        source: smartgoban::sim::Source,
+        noise: NoiseModel,
+        seed: u64,
+        speed: Speed,
+        data_dir: PathBuf,
+    ) -> Rig {
+        Rig::launch(
+            source,
+            noise,
+            seed,
+            speed,
+            Default::default(),
+            Some(data_dir),
+        )
+        .await
+    }
+
+    async fn launch(
+        source: smartgoban::sim::Source,
+        noise: NoiseModel,
+        seed: u64,
+        speed: Speed,
+        clock_hardware: smartgoban::daemon::ClockHardware,
+        data_dir: Option<PathBuf>,
+    ) -> Rig {
         use smartgoban::daemon::{Daemon, DaemonConfig};
         let setup = source.setup();
         let dir = tempfile::tempdir().unwrap();
@@ -225,13 +255,14 @@ impl Rig {
         };
         let device = smartgoban::sim::start(&source, playing, link.clone(), 1).unwrap();
         let daemon = Daemon::start(DaemonConfig {
+            recovery: Default::default(),
             serial: link,
             http: Some("127.0.0.1:0".parse().unwrap()),
             session: Default::default(),
             link: Default::default(),
             setup,
             events_out: None,
-            data_dir: None,
+            data_dir,
             clock_hardware,
             leds: Some(smartgoban::daemon::LedOutput {
                 driver: Box::new(smartgoban::devices::leds::McuLeds::default()),
@@ -381,4 +412,52 @@ pub fn python_with(module: &str) -> Option<String> {
     );
     eprintln!("skipping the {module} check: {python} cannot import it (pip install {module})");
     None
+}
+
+/// Reads the store as another process would (WAL: readers never block the writer).
+pub struct StoreView(rusqlite::Connection);
+
+impl StoreView {
+    /// Opens `data`'s store read-only, if it exists.
+    pub fn open(data: &Path) -> Option<StoreView> {
+        let path = data.join("smartgoban.sqlite3");
+        let conn = rusqlite::Connection::open_with_flags(
+            &path,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+        )
+        .ok()?;
+        conn.busy_timeout(std::time::Duration::from_secs(5)).ok()?;
+        Some(StoreView(conn))
+    }
+
+    /// `seq`, kind and JSON of every event, in `seq` order.
+    pub fn events(&self) -> Vec<(u64, String, serde_json::Value)> {
+        let Ok(mut stmt) = self
+            .0
+            .prepare("SELECT seq, kind, body FROM events ORDER BY seq")
+        else {
+            return Vec::new();
+        };
+        stmt.query_map([], |r| {
+            let body: String = r.get(2)?;
+            Ok((
+                r.get::<_, i64>(0)? as u64,
+                r.get::<_, String>(1)?,
+                serde_json::from_str(&body).unwrap_or_default(),
+            ))
+        })
+        .map(|rows| rows.filter_map(Result::ok).collect())
+        .unwrap_or_default()
+    }
+
+    /// `link` `connected` events in the store.
+    pub fn count_link_connected(&self) -> usize {
+        self.0
+            .query_row(
+                "SELECT COUNT(*) FROM events WHERE kind = 'link' AND body LIKE '%\"connected\"%'",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+            .map_or(0, |n| n as usize)
+    }
 }

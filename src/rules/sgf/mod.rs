@@ -129,7 +129,7 @@ impl Default for GameInfo {
 }
 
 /// One move of the main line.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RecordedMove {
     /// The mover.
     pub color: Color,
@@ -157,7 +157,7 @@ impl RecordedMove {
 }
 
 /// A game record: information, setup, first mover and the main line.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GameRecord {
     /// Game information.
     pub info: GameInfo,

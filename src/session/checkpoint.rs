@@ -1,0 +1,69 @@
+//! Checkpoints: the whole session as JSON, kept by the store after every batch of events and
+//! every second while a clock runs, and read back after a crash or a restart (issue 7,
+//! "Recovery").
+//!
+//! A restored session is the session as it was, with the board away: what only the board's
+//! link knows (the stabiliser, the button counters) starts afresh at the next handshake, the
+//! game clock runs on the host's time from the checkpoint's moment until then, and the first
+//! settled board is judged against the record like the board after an unplugged cable — the
+//! moves made meanwhile inferred, or the board in `desync` with the exact difference (R17.6).
+
+use super::Session;
+
+/// Why a checkpoint could not be read back.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot read the checkpoint: {0}")]
+pub struct RestoreError(#[from] serde_json::Error);
+
+impl Session {
+    /// The whole session as JSON (the store's `checkpoints.state`). Events not yet taken with
+    /// [`Session::poll_output`] are part of it.
+    ///
+    /// # Errors
+    /// Never for a session built by this crate (every part is plain data); the error is
+    /// serde_json's.
+    pub fn checkpoint(&self) -> Result<String, serde_json::Error> {
+        serde_json::to_string(self)
+    }
+
+    /// The session of `checkpoint` as after a restart of the service: the link is down (a
+    /// `link` `lost` event says so if it was up), the clock runs on from the checkpoint's
+    /// session time (pass the shell's time from there on: see [`Session::now_ms`]), event
+    /// `seq` continues after the checkpoint's last.
+    ///
+    /// # Errors
+    /// [`RestoreError`] if `checkpoint` is not a session of this version.
+    pub fn restore(checkpoint: &str) -> Result<Session, RestoreError> {
+        let mut session: Session = serde_json::from_str(checkpoint)?;
+        session.stabiliser = None;
+        session.last_board_ms = None;
+        session.restarted();
+        Ok(session)
+    }
+
+    fn restarted(&mut self) {
+        let now = self.now_ms;
+        self.link_down("the service restarted".into());
+        self.offline_anchor_ms = Some(now);
+        self.drain_referee();
+    }
+
+    /// Session time of the latest input or timeout, ms (the shell's time base: a restored
+    /// session's shell continues from here).
+    pub fn now_ms(&self) -> u64 {
+        self.now_ms
+    }
+
+    /// The `seq` the next event will carry.
+    pub fn next_seq(&self) -> u64 {
+        self.next_seq
+    }
+
+    /// Whether a game clock is running (not paused, not stopped): the store then keeps a
+    /// reading every second.
+    pub fn clock_running(&self) -> bool {
+        self.clock
+            .as_ref()
+            .is_some_and(|c| c.running().is_some() && !c.is_paused())
+    }
+}
