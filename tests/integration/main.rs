@@ -14,4 +14,5 @@ mod leds;
 mod page;
 mod property;
 mod referee;
+mod serial_faults;
 mod support;
