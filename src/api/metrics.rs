@@ -1,5 +1,5 @@
 //! `GET /metrics`: Prometheus text format (version 0.0.4) — scans, settle latency, serial
-//! errors by kind, reconnections, LED frames, events and feed clients.
+//! errors by kind, reconnections, board restarts, LED frames, events and feed clients.
 
 use std::fmt::Write;
 use std::sync::atomic::Ordering;
@@ -63,6 +63,13 @@ pub fn render(shared: &Shared, referee: bool) -> String {
         "counter",
         "Links lost because the board fell silent for 1 s.",
         &[("", link.timeouts as f64)],
+    );
+    family(
+        &mut out,
+        "board_resets_total",
+        "counter",
+        "Restarts of the board seen during a session: scans stopped while it still answered, an unasked HelloAck, or a scan counter that went back (PROTOCOL.md §4).",
+        &[("", link.board_resets as f64)],
     );
     family(
         &mut out,

@@ -77,6 +77,10 @@ pub struct LinkStats {
     pub timeouts: u64,
     /// Handshakes refused for a protocol version mismatch.
     pub version_mismatches: u64,
+    /// Restarts of the board seen in a session (PROTOCOL.md §4: a restarted board has no
+    /// session): no scan for [`LinkConfig::timeout_ms`] while other frames (`Pong`s) still
+    /// came, an accepted `HelloAck` no `Hello` asked for, or a `scan_counter` that went back.
+    pub board_resets: u64,
     /// Scans received before a handshake (from an earlier session of the board), ignored.
     pub ignored_scans: u64,
     /// LED frames sent, re-sends included.
@@ -177,6 +181,14 @@ pub struct Connection {
     leds: Option<LedState>,
     /// The board's grid size, from its last `HelloAck`.
     board_size: Option<u8>,
+    /// The board of the session, from its last accepted `HelloAck`.
+    info: Option<LinkInfo>,
+    /// When the session started or its last scan arrived, host ms.
+    last_scan_ms: u64,
+    /// The `scan_counter` of the session's last scan.
+    last_scan_counter: Option<u32>,
+    /// `Hello`s sent since the port opened that no `HelloAck` has answered yet.
+    hellos_unanswered: u32,
 }
 
 impl Connection {
@@ -197,6 +209,10 @@ impl Connection {
             hello_version: PROTOCOL_VERSION,
             leds: None,
             board_size: None,
+            info: None,
+            last_scan_ms: 0,
+            last_scan_counter: None,
+            hellos_unanswered: 0,
         }
     }
 
@@ -316,6 +332,7 @@ impl Connection {
         self.rx_seq = None;
         self.last_rx_ms = now_ms;
         self.hello_version = PROTOCOL_VERSION;
+        self.hellos_unanswered = 0;
         // A lone delimiter first ends whatever half frame the board may be holding.
         self.transmit.push_back(vec![0]);
         self.send_hello(now_ms);
@@ -378,27 +395,23 @@ impl Connection {
                 if self.state == State::Rejected {
                     return; // nothing until the port is reopened (PROTOCOL.md §4)
                 }
+                let unasked = self.hellos_unanswered == 0;
+                self.hellos_unanswered = self.hellos_unanswered.saturating_sub(1);
                 // Every accepted HelloAck starts a new session on the board, even one that
                 // answers a repeated Hello: the host restarts too (PROTOCOL.md §4).
                 if ack.accepted {
-                    self.board_size = Some(ack.board_size.get());
-                    self.state = State::Up {
-                        version: self.hello_version,
-                    };
+                    if unasked && self.is_up() {
+                        // No Hello of ours asked for it: the board restarted by itself.
+                        self.stats.board_resets += 1;
+                    }
                     self.stats.handshakes += 1;
-                    self.events.push_back(LinkEvent::Up(LinkInfo {
+                    let info = LinkInfo {
                         board_size: ack.board_size.get(),
                         firmware_version: ack.firmware_version,
                         device_id: ack.device_id,
                         scan_rate_hz: ack.scan_rate_hz,
-                    }));
-                    // A new session shows nothing until told: send the LED frame again.
-                    if let Some(leds) = &mut self.leds {
-                        leds.acked = false;
-                        leds.sent_ms = None;
-                        leds.sends = 0;
-                    }
-                    self.send_leds(now_ms);
+                    };
+                    self.start_session(info, self.hello_version, now_ms);
                 } else if ack.protocol_version >= MIN_PROTOCOL_VERSION
                     && ack.protocol_version < self.hello_version
                 {
@@ -420,16 +433,61 @@ impl Connection {
                     });
                 }
             }
-            Message::Scan(scan) => {
-                if self.is_up() {
+            Message::Scan(scan) => match (self.state, self.info) {
+                (State::Up { version }, Some(info)) => {
+                    // A counter that goes back is a board that restarted and streams without
+                    // a HelloAck (or whose HelloAck was lost): its counters start from 0, so
+                    // the session restarts too, or the button counters would read as 255
+                    // presses (PROTOCOL.md §4, §7).
+                    let back = self
+                        .last_scan_counter
+                        .is_some_and(|prev| scan.scan_counter.wrapping_sub(prev) >= 1 << 31);
+                    if back {
+                        self.stats.board_resets += 1;
+                        self.start_session(info, version, now_ms);
+                    }
+                    self.last_scan_counter = Some(scan.scan_counter);
+                    self.last_scan_ms = now_ms;
                     self.events.push_back(LinkEvent::Scan(scan));
-                } else {
-                    self.stats.ignored_scans += 1;
                 }
-            }
+                _ => self.stats.ignored_scans += 1,
+            },
             Message::LedAck(ack) => self.on_led_ack(ack, now_ms),
             Message::Pong(_) | Message::Hello(_) | Message::Ping(_) | Message::LedFrame(_) => {}
         }
+    }
+
+    /// A session starts (or starts again) with the board `info` in protocol `version`: scans
+    /// are counted from here, and the LED frame goes again (a new session shows nothing until
+    /// told, PROTOCOL.md §5.6).
+    fn start_session(&mut self, info: LinkInfo, version: u8, now_ms: u64) {
+        self.board_size = Some(info.board_size);
+        self.info = Some(info);
+        self.state = State::Up { version };
+        self.last_scan_ms = now_ms;
+        self.last_scan_counter = None;
+        self.events.push_back(LinkEvent::Up(info));
+        if let Some(leds) = &mut self.leds {
+            leds.acked = false;
+            leds.sent_ms = None;
+            leds.sends = 0;
+        }
+        self.send_leds(now_ms);
+    }
+
+    /// How long a session may go without a scan before the board counts as restarted, ms:
+    /// the link timeout, or two scan periods for a board slower than 2 scans/s; `None` for a
+    /// board that announced no scans.
+    fn scan_timeout_ms(&self) -> Option<u64> {
+        let rate = u64::from(self.info?.scan_rate_hz);
+        (rate > 0).then(|| self.config.timeout_ms.max(2000 / rate))
+    }
+
+    /// The link is lost: tell the session and start the handshake again.
+    fn lose(&mut self, reason: String, now_ms: u64) {
+        self.events.push_back(LinkEvent::Down { reason });
+        self.rx_seq = None;
+        self.send_hello(now_ms);
     }
 
     /// Runs the timers due at `now_ms`: Hello retries, keep-alive pings, loss detection.
@@ -444,13 +502,21 @@ impl Connection {
             State::Up { .. } => {
                 self.send_leds(now_ms);
                 let silent = now_ms.saturating_sub(self.last_rx_ms);
+                let no_scan = now_ms.saturating_sub(self.last_scan_ms);
                 if silent >= self.config.timeout_ms {
                     self.stats.timeouts += 1;
-                    self.events.push_back(LinkEvent::Down {
-                        reason: format!("no frame from the board for {silent} ms"),
-                    });
-                    self.rx_seq = None;
-                    self.send_hello(now_ms);
+                    self.lose(format!("no frame from the board for {silent} ms"), now_ms);
+                } else if self.scan_timeout_ms().is_some_and(|t| no_scan >= t) {
+                    // It answers (Pongs) but streams nothing: a board that restarted and
+                    // waits for a Hello (PROTOCOL.md §4). Its answers must not keep the
+                    // session alive.
+                    self.stats.board_resets += 1;
+                    self.lose(
+                        format!(
+                            "the board answers but sent no scan for {no_scan} ms: it restarted"
+                        ),
+                        now_ms,
+                    );
                 } else if now_ms.saturating_sub(self.last_tx_ms) >= self.config.ping_after_ms {
                     self.ping_nonce = self.ping_nonce.wrapping_add(1);
                     self.queue(
@@ -472,11 +538,22 @@ impl Connection {
             State::Up { version } => {
                 let lost = self.last_rx_ms + self.config.timeout_ms;
                 let ping = self.last_tx_ms + self.config.ping_after_ms;
+                let no_scan = self
+                    .scan_timeout_ms()
+                    .map_or(u64::MAX, |t| self.last_scan_ms + t);
+                // A frame of another size than the board's is never sent: no timer for it
+                // (it would be due at once, forever: a busy loop).
                 let resend = self
                     .leds
-                    .filter(|l| version >= 2 && !l.acked)
+                    .filter(|l| {
+                        version >= 2
+                            && !l.acked
+                            && self
+                                .board_size
+                                .is_none_or(|b| b == l.frame.board_size().get())
+                    })
                     .map(|l| l.sent_ms.map_or(0, |t| t + self.config.led_resend_ms));
-                Some(lost.min(ping).min(resend.unwrap_or(u64::MAX)))
+                Some(lost.min(ping).min(no_scan).min(resend.unwrap_or(u64::MAX)))
             }
         }
     }
@@ -492,6 +569,7 @@ impl Connection {
     }
 
     fn send_hello(&mut self, now_ms: u64) {
+        self.hellos_unanswered = self.hellos_unanswered.saturating_add(1);
         self.state = State::Handshaking {
             next_hello_ms: now_ms + self.config.hello_interval_ms,
         };
@@ -544,7 +622,7 @@ mod tests {
     fn scan(counter: u32) -> Message {
         Message::Scan(Scan {
             scan_counter: counter,
-            board_ms: counter * 20,
+            board_ms: counter.wrapping_mul(20),
             buttons: ButtonCounters::default(),
             cells: PackedCells::new(BoardSize::NINE),
         })
@@ -872,5 +950,103 @@ mod tests {
         assert!(!sent(&mut c)
             .iter()
             .any(|m| matches!(m, Message::LedFrame(_))));
+        // No timer for a frame that is never sent (it would be due at once, forever): the
+        // next is the scan timeout.
+        assert_eq!(c.poll_timeout(), Some(1001));
+    }
+
+    fn pong(nonce: u32) -> Message {
+        Message::Pong(smartgoban_protocol::Pong { nonce })
+    }
+
+    #[test]
+    fn a_board_that_restarts_and_only_answers_pings_is_lost_within_the_timeout() {
+        // PROTOCOL.md §4: a restarted board has no session and sends no scan until a Hello,
+        // but still answers Pings. Its Pongs must not keep the session alive.
+        let mut c = up(PROTOCOL_VERSION);
+        let mut seq = 1;
+        let mut t = 1;
+        while t <= 400 {
+            c.handle_bytes(&frame_bytes(seq, scan(seq.into())), t);
+            seq += 1;
+            t += 20;
+        }
+        events(&mut c);
+        sent(&mut c);
+        let mut lost_at = None;
+        for now in (400..3000).step_by(10) {
+            c.handle_timeout(now);
+            for m in sent(&mut c) {
+                if let Message::Ping(p) = m {
+                    c.handle_bytes(&frame_bytes(seq, pong(p.nonce)), now + 2);
+                    seq = seq.wrapping_add(1);
+                }
+            }
+            if events(&mut c)
+                .iter()
+                .any(|e| matches!(e, LinkEvent::Down { .. }))
+            {
+                lost_at = Some(now);
+                break;
+            }
+        }
+        // The last scan came at 381: lost 1 s later, as a board reset, not a timeout.
+        assert_eq!(lost_at, Some(1390));
+        assert_eq!(c.stats().board_resets, 1);
+        assert_eq!(c.stats().timeouts, 0);
+        assert!(!c.is_up());
+        c.handle_bytes(&frame_bytes(seq, ack(PROTOCOL_VERSION, true)), 1400);
+        assert!(matches!(events(&mut c)[..], [LinkEvent::Up(_)]));
+        assert_eq!(c.stats().board_resets, 1, "an answered Hello is no reset");
+    }
+
+    #[test]
+    fn an_unasked_hello_ack_is_a_board_reset_and_restarts_the_session() {
+        let mut c = Connection::new(LinkConfig::default());
+        c.on_open(0);
+        c.handle_timeout(500); // a second Hello: two answers are expected
+        sent(&mut c);
+        c.handle_bytes(&frame_bytes(0, ack(PROTOCOL_VERSION, true)), 510);
+        c.handle_bytes(&frame_bytes(1, ack(PROTOCOL_VERSION, true)), 511);
+        assert_eq!(c.stats().board_resets, 0);
+        c.handle_bytes(&frame_bytes(2, scan(0)), 520);
+        c.handle_bytes(&frame_bytes(3, scan(1)), 540);
+        events(&mut c);
+        // The board restarts and announces itself: a new session, counted once.
+        c.handle_bytes(&frame_bytes(0, ack(PROTOCOL_VERSION, true)), 600);
+        c.handle_bytes(&frame_bytes(1, scan(0)), 620);
+        assert!(matches!(
+            events(&mut c)[..],
+            [LinkEvent::Up(_), LinkEvent::Scan(_)]
+        ));
+        assert_eq!(c.stats().board_resets, 1);
+        assert_eq!(c.stats().handshakes, 3);
+    }
+
+    #[test]
+    fn a_scan_counter_that_goes_back_restarts_the_session() {
+        // A board that restarts and streams at once (or whose HelloAck was lost): its button
+        // counters are back at 0, so the session restarts before the scan is taken.
+        let mut c = up(PROTOCOL_VERSION);
+        for k in 0..5u8 {
+            c.handle_bytes(&frame_bytes(k + 1, scan(k.into())), 2 + u64::from(k) * 20);
+        }
+        events(&mut c);
+        c.handle_bytes(&frame_bytes(0, scan(0)), 200);
+        let ev = events(&mut c);
+        assert!(
+            matches!(&ev[..], [LinkEvent::Up(i), LinkEvent::Scan(s)] if i.board_size == 9 && s.scan_counter == 0),
+            "{ev:?}"
+        );
+        assert_eq!(c.stats().board_resets, 1);
+        assert_eq!(c.stats().handshakes, 1, "no handshake happened");
+        // Counters going on, wrapping included, are no reset.
+        let mut c = up(PROTOCOL_VERSION);
+        c.handle_bytes(&frame_bytes(1, scan(u32::MAX - 1)), 2);
+        c.handle_bytes(&frame_bytes(2, scan(u32::MAX)), 3);
+        c.handle_bytes(&frame_bytes(3, scan(0)), 4);
+        c.handle_bytes(&frame_bytes(5, scan(7)), 5);
+        assert_eq!(c.stats().board_resets, 0);
+        assert_eq!(events(&mut c).len(), 4);
     }
 }

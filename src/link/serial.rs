@@ -3,7 +3,9 @@
 //! Device path: the board's USB CDC port on the Pi (`/dev/ttyACM0`, or better a stable name
 //! such as `/dev/serial/by-id/usb-…` or the udev symlink from `systemd/`), or the pseudo-terminal
 //! of the virtual board. The path is reopened on every reconnect, so a symlink that moves to a
-//! new device node is followed.
+//! new device node is followed; and while the port is open the path is looked at every
+//! [`REOPEN_INTERVAL`]: once it leads to another device node than the one open (the board came
+//! back under another name while the old node lingers), the port is reopened there.
 //!
 //! # Troubleshooting
 //! * "Permission denied": add the service user to the `dialout` group.
@@ -34,6 +36,17 @@ pub enum PortEvent {
 
 /// Pause between attempts to open a missing device: no busy loop while it is gone.
 pub const REOPEN_INTERVAL: Duration = Duration::from_millis(500);
+
+/// Identity of a device node: the file system's device and inode, and the device number.
+type NodeId = (u64, u64, u64);
+
+/// The node `path` leads to now (symlinks followed), if it exists.
+fn node_of(path: &Path) -> Option<NodeId> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path)
+        .ok()
+        .map(|m| (m.dev(), m.ino(), m.rdev()))
+}
 
 /// Read timeout: how long a read waits for bytes before the thread looks at what to write.
 const READ_TIMEOUT: Duration = Duration::from_millis(20);
@@ -93,6 +106,9 @@ fn port_thread(
         let port = serialport::new(path.to_string_lossy(), BAUD_RATE)
             .timeout(READ_TIMEOUT)
             .open_native();
+        // Close-on-exec (a duplicate made with F_DUPFD_CLOEXEC): a child process (the sound
+        // player) must not keep the port open, or the next open of an exclusive port fails.
+        let port = port.and_then(|p| p.try_clone_native());
         let mut port = match port {
             Ok(p) => p,
             Err(e) => {
@@ -113,7 +129,7 @@ fn port_thread(
         if events.blocking_send(PortEvent::Opened).is_err() {
             return;
         }
-        let reason = serve(&mut port, events, outgoing, stop);
+        let reason = serve(&mut port, path, events, outgoing, stop);
         drop(port);
         match reason {
             Some(reason) => {
@@ -130,14 +146,29 @@ fn port_thread(
 /// Moves bytes until the port fails (`Some(reason)`) or the thread is stopped (`None`).
 fn serve(
     port: &mut serialport::TTYPort,
+    path: &Path,
     events: &tokio_mpsc::Sender<PortEvent>,
     outgoing: &mpsc::Receiver<Vec<u8>>,
     stop: &AtomicBool,
 ) -> Option<String> {
     let mut buf = vec![0u8; 16 * 1024];
+    // The node opened (looked up just after opening: if the path moved in between, the first
+    // check reopens it once more).
+    let opened = node_of(path);
+    let mut last_check = std::time::Instant::now();
     loop {
         if stop.load(Ordering::Relaxed) {
             return None;
+        }
+        if last_check.elapsed() >= REOPEN_INTERVAL {
+            last_check = std::time::Instant::now();
+            // A path that vanished is left alone (reads fail when the device is really gone);
+            // one that leads elsewhere now is followed.
+            if let Some(now) = node_of(path) {
+                if opened.is_some_and(|o| o != now) {
+                    return Some(format!("{} now leads to another device", path.display()));
+                }
+            }
         }
         while let Ok(bytes) = outgoing.try_recv() {
             if let Err(e) = port.write_all(&bytes) {
@@ -168,5 +199,70 @@ fn sleep_unless_stopped(total: Duration, stop: &AtomicBool) {
         let d = left.min(step);
         thread::sleep(d);
         left -= d;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serialport::{SerialPort as _, TTYPort};
+
+    fn pty() -> (TTYPort, PathBuf) {
+        let (master, slave) = TTYPort::pair().unwrap();
+        let name = PathBuf::from(slave.name().unwrap());
+        // The slave is opened again by the port thread; ours may go.
+        drop(slave);
+        (master, name)
+    }
+
+    fn point(link: &Path, target: &Path) {
+        let tmp = link.with_extension("new");
+        std::os::unix::fs::symlink(target, &tmp).unwrap();
+        std::fs::rename(&tmp, link).unwrap();
+    }
+
+    fn next(rx: &mut tokio_mpsc::Receiver<PortEvent>, want: impl Fn(&PortEvent) -> bool) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        loop {
+            assert!(std::time::Instant::now() < deadline, "timed out");
+            match rx.try_recv() {
+                Ok(ev) if want(&ev) => return,
+                Ok(_) => {}
+                Err(_) => thread::sleep(Duration::from_millis(10)),
+            }
+        }
+    }
+
+    #[test]
+    fn a_symlink_that_moves_to_another_node_is_followed_while_the_old_one_lingers() {
+        let dir = tempfile::tempdir().unwrap();
+        let link = dir.path().join("board");
+        let (_old_master, old) = pty();
+        let (mut new_master, new) = pty();
+        assert_ne!(old, new);
+        point(&link, &old);
+        let (tx, mut rx) = tokio_mpsc::channel(64);
+        let port = SerialPort::spawn(link.clone(), tx).unwrap();
+        next(&mut rx, |e| *e == PortEvent::Opened);
+        // The board comes back on another node; the old one stays open but silent.
+        point(&link, &new);
+        let moved = std::time::Instant::now();
+        next(
+            &mut rx,
+            |e| matches!(e, PortEvent::Closed(r) if r.contains("another device")),
+        );
+        next(&mut rx, |e| *e == PortEvent::Opened);
+        // within a check interval and a reopen interval
+        assert!(
+            moved.elapsed() < REOPEN_INTERVAL * 3,
+            "{:?}",
+            moved.elapsed()
+        );
+        new_master.write_all(b"hi").unwrap();
+        next(
+            &mut rx,
+            |e| matches!(e, PortEvent::Bytes(b) if b.as_slice() == b"hi"),
+        );
+        drop(port);
     }
 }

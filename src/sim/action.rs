@@ -57,11 +57,15 @@ pub enum Action {
     Resign(Color),
     /// `Color` presses the clock.
     Clock(Color),
-    /// The USB cable is pulled for `duration_ms`; the board comes back on a new device path.
+    /// The USB cable is pulled for `duration_ms`; the board comes back under the same link
+    /// path, on whatever pseudo-terminal the kernel gives it (often the same node again).
     Unplug {
         /// Outage, ms.
         duration_ms: u64,
     },
+    /// Something goes wrong on the wire or in the board's microcontroller
+    /// (hardware/PROTOCOL.md §9); the stones and the players are not affected.
+    Fault(LinkFault),
     /// `count` stones are knocked off their points (to a random free neighbour, or off the
     /// board), chosen with the seeded generator.
     Scatter {
@@ -77,4 +81,54 @@ pub struct TimedAction {
     pub at_ms: u64,
     /// What happens.
     pub action: Action,
+}
+
+/// A fault of the serial link or of the board's microcontroller, played by the virtual board
+/// (board-script actions `garbage`, `cut`, `badcrc`, `silence`, `replug`, `reset`). Durations
+/// are board time, ms. A fault due while the board is unplugged or silent is skipped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LinkFault {
+    /// Random bytes instead of the scans for `duration_ms` (line noise, a bad cable): as many
+    /// bytes as the scans would have taken, drawn from the seeded generator. The board still
+    /// reads and answers the host meanwhile.
+    Garbage {
+        /// How long, ms.
+        duration_ms: u64,
+    },
+    /// The next frame is cut: its first half is sent, the rest is dropped (it merges with the
+    /// frame after it into one bad frame, PROTOCOL.md §9).
+    Cut,
+    /// The next frame goes out with a corrupted CRC-32C (PROTOCOL.md §2.3).
+    BadCrc,
+    /// The board sends nothing and reads nothing for `duration_ms` (a hung firmware, a stalled
+    /// USB link); the stones stay, the players keep playing, and what the host sent meanwhile
+    /// is read afterwards. At `--speed max` the silence lasts `duration_ms` of real time: the
+    /// host's link timeout is real time.
+    Silence {
+        /// How long, ms.
+        duration_ms: u64,
+    },
+    /// The cable is pulled for `duration_ms` and plugged into another port: the
+    /// pseudo-terminal is closed and the board comes back on a new `/dev/pts/N` node behind
+    /// the same link path, as a `/dev/serial/by-id/…` or udev symlink moves to the new node.
+    Replug {
+        /// Outage, ms.
+        duration_ms: u64,
+    },
+    /// The microcontroller restarts (its scan and button counters start again from 0).
+    Reset(ResetKind),
+}
+
+/// How a restarted board behaves. PROTOCOL.md §4: after power-up a board has no session and
+/// sends nothing until a `Hello`; the other kinds are firmwares that do not follow it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResetKind {
+    /// As the protocol says: no session and no scans until the host's next `Hello`; `Ping`s
+    /// are still answered with `Pong`s (script: `reset`).
+    Silent,
+    /// An unasked `HelloAck`, then scans from counter 0 (script: `reset hello`).
+    Hello,
+    /// Scans from counter 0, button counters at 0, without a `HelloAck` (script:
+    /// `reset stream`).
+    Stream,
 }

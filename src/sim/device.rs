@@ -5,7 +5,9 @@
 //! The device waits for the host's `Hello`, answers `HelloAck`, then streams scans whose
 //! `board_ms` advances 20 ms per scan on the virtual clock. In a version-2 session it takes
 //! `LedFrame`s, keeps the one it shows ([`SimHandle::leds`]) and answers each with an `LedAck`
-//! carrying the CRC of the frame it holds. At `--speed max` nothing sleeps:
+//! carrying the CRC of the frame it holds. It also plays the link faults of board scripts
+//! ([`LinkFault`]: line noise, a cut or corrupted frame, a silent link, a re-plug on another
+//! pseudo-terminal node, a restart of the microcontroller). At `--speed max` nothing sleeps:
 //! the pty's buffer blocks the device whenever the service falls behind, so it runs exactly as
 //! fast as the service keeps up. At `--speed X` the virtual clock runs X times real time.
 
@@ -16,15 +18,17 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use rand::{RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 use serialport::{SerialPort, TTYPort};
 
-use super::action::TimedAction;
+use super::action::{LinkFault, ResetKind, TimedAction};
 use super::noise::NoiseParams;
 use super::player::SCAN_MS;
 use super::replay::{Replay, Tick};
 use smartgoban_protocol::{
     encode, BoardSize, Feed, Frame, FrameDecoder, HelloAck, LedAck, LedFrame, Message, Pong, Scan,
-    MAX_FRAME_LEN, MIN_PROTOCOL_VERSION,
+    MAX_FRAME_LEN, MAX_RAW_FRAME_LEN, MIN_PROTOCOL_VERSION,
 };
 
 /// How fast the virtual clock runs.
@@ -166,6 +170,7 @@ pub fn spawn(actions: Vec<TimedAction>, config: DeviceConfig) -> io::Result<SimH
     let board_size = BoardSize::new(config.board_size)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))?;
     let port = Port::open(config.link.as_deref())?;
+    let rng = ChaCha8Rng::seed_from_u64(config.seed ^ 0x6a7b_a9e5_11e0);
     let path = config
         .link
         .clone()
@@ -189,6 +194,11 @@ pub fn spawn(actions: Vec<TimedAction>, config: DeviceConfig) -> io::Result<SimH
         session_version: None,
         leds: leds.clone(),
         sessions: 0,
+        rng,
+        garbage_until_ms: None,
+        cut_next: false,
+        bad_crc_next: false,
+        clock_zero_ms: 0,
     };
     let thread = thread::Builder::new()
         .name("virtual-board".into())
@@ -214,8 +224,25 @@ struct Port {
 }
 
 impl Port {
+    /// A new pty pair, exposed at `link` if given.
     fn open(link: Option<&Path>) -> io::Result<Port> {
-        let (mut master, slave) = TTYPort::pair().map_err(io::Error::other)?;
+        let port = Port::open_pair()?;
+        if let Some(link) = link {
+            port.expose(link)?;
+        }
+        Ok(port)
+    }
+
+    /// A new pty pair, not exposed yet.
+    ///
+    /// Both ends are close-on-exec: a process started meanwhile (a service under test, a
+    /// sound player) must not inherit them, or closing the master would not hang the pty up
+    /// and the service would not see the board go.
+    fn open_pair() -> io::Result<Port> {
+        let (master, slave) = TTYPort::pair().map_err(io::Error::other)?;
+        // `try_clone_native` duplicates with F_DUPFD_CLOEXEC; the originals are closed.
+        let mut master = master.try_clone_native().map_err(io::Error::other)?;
+        let slave = slave.try_clone_native().map_err(io::Error::other)?;
         master
             .set_timeout(Duration::from_millis(200))
             .map_err(io::Error::other)?;
@@ -224,22 +251,25 @@ impl Port {
                 .name()
                 .ok_or_else(|| io::Error::other("pty without a name"))?,
         );
-        if let Some(link) = link {
-            check_replaceable(link)?;
-            // Replace the symlink atomically so the service never sees it missing.
-            let tmp = link.with_extension("new");
-            let _ = std::fs::remove_file(&tmp);
-            std::os::unix::fs::symlink(&slave_path, &tmp)?;
-            if let Err(e) = std::fs::rename(&tmp, link) {
-                let _ = std::fs::remove_file(&tmp);
-                return Err(e);
-            }
-        }
         Ok(Port {
             master,
             slave,
             slave_path,
         })
+    }
+
+    /// Points the symlink `link` at this pty.
+    fn expose(&self, link: &Path) -> io::Result<()> {
+        check_replaceable(link)?;
+        // Replace the symlink atomically so the service never sees it missing.
+        let tmp = link.with_extension("new");
+        let _ = std::fs::remove_file(&tmp);
+        std::os::unix::fs::symlink(&self.slave_path, &tmp)?;
+        if let Err(e) = std::fs::rename(&tmp, link) {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e);
+        }
+        Ok(())
     }
 }
 
@@ -285,6 +315,17 @@ struct Device {
     leds: Arc<Mutex<Option<LedFrame>>>,
     /// Sessions accepted so far.
     sessions: u32,
+    /// Draws the line noise of `garbage`.
+    rng: ChaCha8Rng,
+    /// Board time until which the wire carries noise instead of the scans, ms.
+    garbage_until_ms: Option<u64>,
+    /// The next frame is cut in half (`cut`).
+    cut_next: bool,
+    /// The next frame gets a corrupted CRC (`badcrc`).
+    bad_crc_next: bool,
+    /// Board time at which the microcontroller last restarted: its millisecond clock (a
+    /// scan's `board_ms`) counts from there, ms.
+    clock_zero_ms: u64,
 }
 
 impl Device {
@@ -311,9 +352,29 @@ impl Device {
             }
             let (board_ms, buttons, cells) = match self.replay.tick() {
                 Tick::Unplug { duration_ms } => {
-                    port = self.unplug(port, duration_ms, speed)?;
+                    port = self.unplug(port, duration_ms, speed, false)?;
                     decoder = FrameDecoder::new();
                     continue; // unplugged: wait for a new Hello
+                }
+                Tick::Fault(fault) => {
+                    match fault {
+                        LinkFault::Garbage { duration_ms } => {
+                            self.garbage_until_ms =
+                                Some(self.replay.board_ms().saturating_add(duration_ms));
+                        }
+                        LinkFault::Cut => self.cut_next = true,
+                        LinkFault::BadCrc => self.bad_crc_next = true,
+                        LinkFault::Silence { duration_ms } => self.silence(duration_ms, speed),
+                        LinkFault::Replug { duration_ms } => {
+                            port = self.unplug(port, duration_ms, speed, true)?;
+                            decoder = FrameDecoder::new();
+                        }
+                        LinkFault::Reset(kind) => {
+                            decoder = FrameDecoder::new();
+                            self.reset(kind, &mut port)?;
+                        }
+                    }
+                    continue;
                 }
                 Tick::Scan {
                     board_ms,
@@ -323,11 +384,21 @@ impl Device {
             };
             let scan = Scan {
                 scan_counter: self.scan_counter,
-                board_ms: board_ms as u32,
+                // The microcontroller's clock restarts with it (PROTOCOL.md §5.3).
+                board_ms: board_ms.saturating_sub(self.clock_zero_ms) as u32,
                 buttons,
                 cells,
             };
-            self.send(&mut port, Message::Scan(scan))?;
+            if self.garbage_until_ms.is_some_and(|until| board_ms < until) {
+                // Line noise: the scan was sent, the host gets as many random bytes.
+                self.tx_seq = self.tx_seq.wrapping_add(1);
+                let mut noise = vec![0u8; encoded_len(&Message::Scan(scan))];
+                self.rng.fill_bytes(&mut noise);
+                self.write_all(&mut port, &noise)?;
+            } else {
+                self.garbage_until_ms = None;
+                self.send(&mut port, Message::Scan(scan))?;
+            }
             self.counter.store(self.scan_counter, Ordering::Relaxed);
             self.scans += 1;
             if !self.done_sent && self.replay.is_played_out(self.config.tail_ms) {
@@ -425,13 +496,24 @@ impl Device {
         };
         self.tx_seq = self.tx_seq.wrapping_add(1);
         let mut out = [0u8; MAX_FRAME_LEN];
-        let n = encode(&frame, &mut out).map_err(|e| io::Error::other(e.to_string()))?;
+        let mut n = encode(&frame, &mut out).map_err(|e| io::Error::other(e.to_string()))?;
+        if std::mem::take(&mut self.bad_crc_next) {
+            n = encode_bad_crc(&frame, &mut out)?;
+        }
+        if std::mem::take(&mut self.cut_next) {
+            n /= 2; // the first half goes out, the rest is lost
+        }
+        self.write_all(port, &out[..n])
+    }
+
+    /// Writes `bytes`, waiting while the host does not read (unless stopped).
+    fn write_all(&mut self, port: &mut Port, bytes: &[u8]) -> io::Result<()> {
         let mut off = 0;
-        while off < n {
+        while off < bytes.len() {
             if self.stop.load(Ordering::Relaxed) {
                 return Ok(());
             }
-            match port.master.write(&out[off..n]) {
+            match port.master.write(&bytes[off..]) {
                 Ok(k) => off += k,
                 // The host is not reading: wait (at full speed this is the backpressure).
                 Err(e) if e.kind() == io::ErrorKind::TimedOut => {}
@@ -445,7 +527,16 @@ impl Device {
     /// The cable is pulled: the pty disappears for `duration_ms` of board time (the board keeps
     /// its stones, players may keep playing), then a new pty appears under the same symlink and
     /// the board, freshly powered, waits for a Hello.
-    fn unplug(&mut self, port: Port, duration_ms: u64, speed: Speed) -> io::Result<Port> {
+    ///
+    /// With `new_node` (`replug`) it comes back on another `/dev/pts/N` than before: the new
+    /// pty is taken before the old one is closed, and exposed when the outage ends.
+    fn unplug(
+        &mut self,
+        port: Port,
+        duration_ms: u64,
+        speed: Speed,
+        new_node: bool,
+    ) -> io::Result<Port> {
         let link = self.config.link.clone();
         if speed == Speed::Max {
             // Board time has run ahead of the host: let the service read what was sent before
@@ -463,6 +554,11 @@ impl Device {
                 }
             }
         }
+        let next = if new_node {
+            Some(Port::open_pair()?)
+        } else {
+            None
+        };
         drop(port);
         if let Some(link) = &link {
             let _ = std::fs::remove_file(link);
@@ -476,10 +572,131 @@ impl Device {
         self.replay.outage(duration_ms);
         self.streaming = false;
         self.session_version = None;
+        self.garbage_until_ms = None;
         // Powered again: the LEDs are dark until the host sends a frame.
         *self.leds.lock().unwrap_or_else(|e| e.into_inner()) = None;
-        Port::open(link.as_deref())
+        match next {
+            Some(port) => {
+                if let Some(link) = &link {
+                    port.expose(link)?;
+                }
+                Ok(port)
+            }
+            None => Port::open(link.as_deref()),
+        }
     }
+
+    /// The board neither sends nor reads for `duration_ms` of board time (real time at
+    /// `--speed max`); the physical board runs on meanwhile.
+    fn silence(&mut self, duration_ms: u64, speed: Speed) {
+        let real = match speed {
+            Speed::Max => Duration::from_millis(duration_ms),
+            Speed::Factor(f) => Duration::from_secs_f64(duration_ms as f64 / 1000.0 / f),
+        };
+        let deadline = Instant::now() + real;
+        self.replay.run_silent(duration_ms);
+        self.garbage_until_ms = None;
+        while !self.stop.load(Ordering::Relaxed) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            thread::sleep(left.min(Duration::from_millis(50)));
+        }
+    }
+
+    /// The microcontroller restarts: the session, the LEDs, the scan and button counters and
+    /// its millisecond clock start over; what it does next depends on `kind`.
+    fn reset(&mut self, kind: ResetKind, port: &mut Port) -> io::Result<()> {
+        let version = self.session_version.unwrap_or(self.config.protocol_version);
+        self.scan_counter = 0;
+        self.replay.restart_buttons();
+        self.clock_zero_ms = self.replay.board_ms();
+        self.garbage_until_ms = None;
+        self.cut_next = false;
+        self.bad_crc_next = false;
+        *self.leds.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        match kind {
+            ResetKind::Silent => {
+                self.streaming = false;
+                self.session_version = None;
+            }
+            ResetKind::Hello => {
+                self.session_version = Some(version);
+                self.sessions += 1;
+                self.streaming = true;
+                // A delimiter first ends any half frame (PROTOCOL.md §2.1).
+                self.write_all(port, &[0])?;
+                self.send(
+                    port,
+                    Message::HelloAck(HelloAck {
+                        protocol_version: self.config.protocol_version,
+                        accepted: true,
+                        board_size: self.board_size,
+                        scan_rate_hz: (1000 / SCAN_MS) as u8,
+                        firmware_version: 1,
+                        device_id: self.config.device_id,
+                    }),
+                )?;
+            }
+            ResetKind::Stream => {
+                self.session_version = Some(version);
+                self.streaming = true;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Length of `message`'s frame on the wire, delimiter included, bytes.
+fn encoded_len(message: &Message) -> usize {
+    let mut out = [0u8; MAX_FRAME_LEN];
+    encode(
+        &Frame {
+            seq: 1,
+            message: *message,
+        },
+        &mut out,
+    )
+    .unwrap_or(MAX_FRAME_LEN)
+}
+
+/// Writes `frame` to `out` as it goes on the wire but with its CRC-32C corrupted
+/// (PROTOCOL.md §2.3); returns the length written.
+fn encode_bad_crc(frame: &Frame, out: &mut [u8; MAX_FRAME_LEN]) -> io::Result<usize> {
+    let mut raw = [0u8; MAX_RAW_FRAME_LEN];
+    let len = frame
+        .encode_raw(&mut raw)
+        .map_err(|e| io::Error::other(e.to_string()))?;
+    if let Some(b) = raw.get_mut(len.saturating_sub(4)) {
+        *b ^= 0x5A;
+    }
+    let wire = cobs_encode(raw.get(..len).unwrap_or(&[]));
+    let n = wire.len().min(MAX_FRAME_LEN - 1);
+    out[..n].copy_from_slice(&wire[..n]);
+    out[n] = 0;
+    Ok(n + 1)
+}
+
+/// COBS (PROTOCOL.md §2.1) without the delimiter.
+fn cobs_encode(raw: &[u8]) -> Vec<u8> {
+    let mut out = vec![0u8];
+    let mut code_at = 0;
+    let mut code = 1u8;
+    for &b in raw {
+        if b != 0 {
+            out.push(b);
+            code += 1;
+        }
+        if b == 0 || code == 0xFF {
+            out[code_at] = code;
+            code_at = out.len();
+            out.push(0);
+            code = 1;
+        }
+    }
+    out[code_at] = code;
+    out
 }
 
 impl Drop for Device {
@@ -487,5 +704,30 @@ impl Drop for Device {
         if let Some(link) = &self.config.link {
             let _ = std::fs::remove_file(link);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use smartgoban_protocol::{DecodeError, Ping};
+
+    #[test]
+    fn a_bad_crc_frame_decodes_to_a_crc_error_and_cobs_matches_the_crate() {
+        let frame = Frame {
+            seq: 7,
+            message: Message::Ping(Ping { nonce: 0x0012_0034 }),
+        };
+        let mut good = [0u8; MAX_FRAME_LEN];
+        let n = encode(&frame, &mut good).unwrap();
+        let mut raw = [0u8; MAX_RAW_FRAME_LEN];
+        let len = frame.encode_raw(&mut raw).unwrap();
+        let mut ours = cobs_encode(&raw[..len]);
+        ours.push(0);
+        assert_eq!(ours, &good[..n], "same COBS as the crate");
+        let mut bad = [0u8; MAX_FRAME_LEN];
+        let m = encode_bad_crc(&frame, &mut bad).unwrap();
+        let got: Vec<_> = FrameDecoder::new().frames(&bad[..m]).collect();
+        assert!(matches!(got[..], [Err(DecodeError::Crc { .. })]), "{got:?}");
     }
 }

@@ -21,7 +21,7 @@ pub mod script;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-pub use action::{Action, TimedAction};
+pub use action::{Action, LinkFault, ResetKind, TimedAction};
 pub use device::{spawn, DeviceConfig, SimHandle, SimReport, Speed};
 pub use noise::{NoiseModel, NoiseParams};
 pub use replay::{Replay, Tick};

@@ -110,7 +110,11 @@ impl Physics {
                 }
             }
             Action::Scatter { count } => self.scatter(*count, rng),
-            Action::Pass(_) | Action::Resign(_) | Action::Clock(_) | Action::Unplug { .. } => {}
+            Action::Pass(_)
+            | Action::Resign(_)
+            | Action::Clock(_)
+            | Action::Unplug { .. }
+            | Action::Fault(_) => {}
         }
     }
 

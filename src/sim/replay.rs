@@ -4,7 +4,7 @@
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::action::{Action, TimedAction};
+use super::action::{Action, LinkFault, TimedAction};
 use super::noise::NoiseParams;
 use super::physics::Physics;
 use super::player::SCAN_MS;
@@ -29,6 +29,9 @@ pub enum Tick {
         /// Outage, ms of board time.
         duration_ms: u64,
     },
+    /// A fault on the wire or in the microcontroller happens now (before this period's scan,
+    /// which the next [`Replay::tick`] reads).
+    Fault(LinkFault),
 }
 
 /// A timeline being played on the physical board. Deterministic for a seed.
@@ -79,8 +82,10 @@ impl Replay {
             }
             let action = a.action.clone();
             self.next_action += 1;
-            if let Action::Unplug { duration_ms } = action {
-                return Tick::Unplug { duration_ms };
+            match action {
+                Action::Unplug { duration_ms } => return Tick::Unplug { duration_ms },
+                Action::Fault(fault) => return Tick::Fault(fault),
+                _ => {}
             }
             self.apply(&action);
         }
@@ -106,12 +111,27 @@ impl Replay {
             self.next_action += 1;
             if !matches!(
                 action,
-                Action::Pass(_) | Action::Resign(_) | Action::Clock(_) | Action::Unplug { .. }
+                Action::Pass(_)
+                    | Action::Resign(_)
+                    | Action::Clock(_)
+                    | Action::Unplug { .. }
+                    | Action::Fault(_)
             ) {
                 self.physics.apply(&action, a.at_ms, &mut self.rng);
             }
         }
         self.board_ms = until;
+    }
+
+    /// The board runs on for `duration_ms` without sending (a silent link): actions happen
+    /// and buttons count as usual, the scans are read and dropped; an unplug or a fault due
+    /// meanwhile is skipped.
+    pub fn run_silent(&mut self, duration_ms: u64) {
+        let until = self.board_ms.saturating_add(duration_ms);
+        while self.board_ms < until {
+            // Scans are dropped; a fault or unplug due now is consumed and skipped.
+            let _ = self.tick();
+        }
     }
 
     fn apply(&mut self, action: &Action) {

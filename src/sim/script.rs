@@ -1,4 +1,5 @@
-//! Board scripts (DESIGN.md "Board scripts"): physical actions, one a line.
+//! Board scripts (DESIGN.md "Board scripts", README "Board scripts"): physical actions, one
+//! a line.
 //!
 //! ```text
 //! size 19                      # header lines first (all optional)
@@ -6,8 +7,23 @@
 //! at 0     place B Q16         # ms from the start, then the action
 //! at 1800  remove C3 C4
 //! ```
+//!
+//! Besides the players' actions (`place`, `remove`, `slide`, `hand`, `glitch`, `pass`,
+//! `resign`, `clock`, `scatter`) and `unplug MS`, a script can break the serial link
+//! (hardware/PROTOCOL.md §9; [`LinkFault`](super::action::LinkFault)); MS is board time in ms:
+//!
+//! ```text
+//! at 4000  garbage 500         # 500 ms of random bytes instead of the scans
+//! at 4600  cut                 # the next frame: its first half sent, the rest dropped
+//! at 4700  badcrc              # the next frame with a corrupted CRC
+//! at 5000  silence 5000        # 5 s without a byte either way; the players play on
+//! at 11000 replug 3000         # the pty closed; 3 s later a new /dev/pts node, same link path
+//! at 15000 reset               # the board restarts: no session until the host's Hello
+//! at 16000 reset hello         # … and sends an unasked HelloAck and scans from counter 0
+//! at 17000 reset stream        # … and streams scans from counter 0 without a HelloAck
+//! ```
 
-use super::action::{Action, TimedAction};
+use super::action::{Action, LinkFault, ResetKind, TimedAction};
 use crate::clock::TimeSystem;
 use crate::referee::GameSetup;
 use crate::rules::{Color, Point};
@@ -247,6 +263,48 @@ fn parse_action(verb: &str, args: &[&str], size: u8) -> Result<Action, String> {
                 duration_ms: parse_ms(args[0], "duration")?,
             }
         }
+        "garbage" => {
+            arity(1)?;
+            Action::Fault(LinkFault::Garbage {
+                duration_ms: parse_ms(args[0], "duration")?,
+            })
+        }
+        "cut" => {
+            arity(0)?;
+            Action::Fault(LinkFault::Cut)
+        }
+        "badcrc" => {
+            arity(0)?;
+            Action::Fault(LinkFault::BadCrc)
+        }
+        "silence" => {
+            arity(1)?;
+            Action::Fault(LinkFault::Silence {
+                duration_ms: parse_ms(args[0], "duration")?,
+            })
+        }
+        "replug" => {
+            arity(1)?;
+            Action::Fault(LinkFault::Replug {
+                duration_ms: parse_ms(args[0], "duration")?,
+            })
+        }
+        "reset" => Action::Fault(LinkFault::Reset(match args {
+            [] => ResetKind::Silent,
+            ["hello"] => ResetKind::Hello,
+            ["stream"] => ResetKind::Stream,
+            [other] => {
+                return Err(format!(
+                    "reset `{other}`: use `reset`, `reset hello` or `reset stream`"
+                ))
+            }
+            _ => {
+                return Err(format!(
+                    "`reset` takes at most 1 value (hello or stream), got {}",
+                    args.len()
+                ))
+            }
+        })),
         "scatter" => {
             arity(1)?;
             Action::Scatter {
@@ -328,11 +386,67 @@ at 5000  scatter 3           # 3 stones knocked off their points (seeded random)
             ("at 0 place B I5\n", 1, "I5"),
             ("at 100000000 place B D4\n", 1, "24 h"),
             ("at 0 unplug 18446744073709551615\n", 1, "at most"),
+            ("at 0 garbage\n", 1, "`garbage` takes 1 value(s), got 0"),
+            ("at 0 garbage lots\n", 1, "`lots`"),
+            ("at 0 garbage 100000000\n", 1, "at most"),
+            ("at 0 cut 3\n", 1, "`cut` takes 0 value(s), got 1"),
+            ("\nat 0 badcrc D4\n", 2, "`badcrc` takes 0"),
+            ("at 0 silence -5\n", 1, "`-5`"),
+            ("at 0 silence 1 2\n", 1, "`silence` takes 1"),
+            ("at 0 replug\n", 1, "`replug` takes 1"),
+            ("at 0 reset now\n", 1, "`now`"),
+            ("at 0 reset hello stream\n", 1, "at most 1"),
+            ("at 0 unplugg 5\n", 1, "unknown action `unplugg`"),
         ];
         for (text, line, needle) in cases {
             let e = Script::parse(text).unwrap_err();
             assert_eq!(e.line, line, "{text:?}: {e}");
             assert!(e.to_string().contains(needle), "{text:?}: {e}");
         }
+    }
+
+    #[test]
+    fn link_faults_parse() {
+        let s = Script::parse(
+            "size 9\n\
+             at 4000 garbage 500\n\
+             at 4600 cut\n\
+             at 4700 badcrc # a comment\n\
+             at 5000 silence 5000\n\
+             at 11000 replug 3000\n\
+             at 15000 reset\n\
+             at 16000 reset hello\n\
+             at 17000 reset stream\n",
+        )
+        .unwrap();
+        let got: Vec<(u64, Action)> = s.actions.into_iter().map(|a| (a.at_ms, a.action)).collect();
+        use LinkFault::*;
+        assert_eq!(
+            got,
+            vec![
+                (4000, Action::Fault(Garbage { duration_ms: 500 })),
+                (4600, Action::Fault(Cut)),
+                (4700, Action::Fault(BadCrc)),
+                (5000, Action::Fault(Silence { duration_ms: 5000 })),
+                (11000, Action::Fault(Replug { duration_ms: 3000 })),
+                (15000, Action::Fault(Reset(ResetKind::Silent))),
+                (16000, Action::Fault(Reset(ResetKind::Hello))),
+                (17000, Action::Fault(Reset(ResetKind::Stream))),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_readme_example_parses() {
+        // Every action the README's board-script block lists parses.
+        let readme =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        let start = readme.find("## Board scripts").unwrap();
+        let block = readme[start..].split("```").nth(1).unwrap();
+        let s = Script::parse(block).unwrap();
+        assert!(s
+            .actions
+            .iter()
+            .any(|a| a.action == Action::Fault(LinkFault::Reset(ResetKind::Stream))));
     }
 }

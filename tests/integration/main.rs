@@ -16,4 +16,5 @@ mod page;
 mod property;
 mod recovery;
 mod referee;
+mod serial_faults;
 mod support;
