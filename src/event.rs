@@ -239,10 +239,10 @@ pub enum EventKind {
         /// `setup`, `play`, `desync`, `paused`, `scoring` or `finished`.
         phase: Phase,
         /// Stones to put back (or to put down, during setup), with their colour.
-        #[serde(skip_serializing_if = "Vec::is_empty")]
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
         restore: Vec<PointColor>,
         /// Points whose stone must be lifted.
-        #[serde(skip_serializing_if = "Vec::is_empty")]
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
         remove: Vec<String>,
     },
     /// The serial link to the board came up or went down.

@@ -11,8 +11,9 @@
 //!   stabiliser), [`referee`] (move inference and violations), [`event`] (what the core
 //!   reports) and [`session`] (the state machine that owns them). None of these read a clock,
 //!   do I/O, or use tokio, axum, serialport or rppal; time comes in as an argument.
-//! * shell — [`link`] (the serial protocol connection and the port), [`daemon`] (the task that
-//!   owns a [`session::Session`] and moves bytes), [`api`] (HTTP), [`config`], [`cli`].
+//! * shell — [`link`] (the serial protocol connection and the port), [`store`] (SQLite: games,
+//!   events, checkpoints), [`daemon`] (the task that owns a [`session::Session`] and moves
+//!   bytes), [`api`] (HTTP), [`config`], [`cli`].
 //! * beside them — [`sim`], the virtual board that stands in for the hardware.
 #![warn(missing_docs)]
 
@@ -31,6 +32,6 @@ pub mod daemon;
 pub mod devices;
 pub mod files;
 pub mod link;
+pub mod store;
 
 pub mod sim;
-pub mod store;

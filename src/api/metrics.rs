@@ -178,6 +178,13 @@ pub fn render(shared: &Shared, referee: bool) -> String {
         "Violations waiting for the board or the referee.",
         &[("", snap.state.violations.len() as f64)],
     );
+    family(
+        &mut out,
+        "storage_ok",
+        "gauge",
+        "1 while the record is written to the disk; 0 while the store or current.sgf cannot be written (disk full, read-only): the game goes on in memory (storage_error in GET state).",
+        &[("", if snap.storage_error.is_none() { 1.0 } else { 0.0 })],
+    );
     out
 }
 

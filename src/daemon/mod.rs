@@ -224,6 +224,7 @@ impl Daemon {
             leds: config.leds.map(leds::Leds::new),
             scan_rate: (Instant::now(), 0, 0.0),
             finished: None,
+            finished_in_store: None,
         };
         let session_task = tokio::spawn(task.run(port_rx, command_rx, shutdown_rx.clone()));
         let http_task = listener.map(|listener| {
@@ -365,6 +366,8 @@ struct SessionTask {
     /// The id under which the game in progress is kept once finished, and the record length
     /// and result last kept.
     finished: Option<(String, usize, Option<String>)>,
+    /// The record length and result last given to the store as the game's end.
+    finished_in_store: Option<(usize, Option<String>)>,
 }
 
 impl SessionTask {
@@ -466,6 +469,10 @@ impl SessionTask {
                 changed |= failing != p.error().is_some();
             }
             if changed || last_snapshot.elapsed() >= REFRESH {
+                // a finished game whose file could not be written is tried again
+                if matches!(self.finished, Some((_, usize::MAX, _))) {
+                    self.keep_finished_game();
+                }
                 self.publish();
                 last_snapshot = Instant::now();
             }
@@ -562,6 +569,7 @@ impl SessionTask {
         if self.session.referee().phase() != crate::event::Phase::Finished {
             if record.moves.is_empty() && self.finished.take().is_some() {
                 self.shared.games.set_current(None);
+                self.finished_in_store = None;
             }
             return;
         }
@@ -576,11 +584,17 @@ impl SessionTask {
                 self.shared.games.new_id(secs)
             }
         };
-        if let Err(e) = self.shared.games.keep(&id, record) {
-            tracing::error!("cannot keep the finished game {id}: {e}");
-        }
         if let Some(p) = &mut self.persist {
-            p.finish(record.info.result.clone(), record.to_sgf());
+            if self.finished_in_store.as_ref() != Some(&now) {
+                p.finish(record.info.result.clone(), record.to_sgf());
+                self.finished_in_store = Some(now.clone());
+            }
+        }
+        if let Err(e) = self.shared.games.keep(&id, record) {
+            // tried again at the next turn of the loop: `finished` still says otherwise
+            tracing::error!("cannot keep the finished game {id}: {e}");
+            self.finished = Some((id, usize::MAX, None));
+            return;
         }
         self.shared.games.set_current(Some(id.clone()));
         self.finished = Some((id, now.0, now.1));

@@ -560,6 +560,7 @@ fn a_board_of_another_protocol_version_is_reported_and_never_makes_a_move() {
         )
         .unwrap();
         let daemon = Daemon::start(DaemonConfig {
+            recovery: Default::default(),
             serial: link,
             http: None,
             session: Default::default(),
