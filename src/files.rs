@@ -28,6 +28,25 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     Ok(())
 }
 
+/// Takes `dir/smartgoban.lock` for this process (an advisory `flock`, let go when the
+/// process ends, however it ends): one service per data directory.
+///
+/// # Errors
+/// [`io::ErrorKind::WouldBlock`] when another process holds it; any error making the file.
+pub fn lock_dir(dir: &Path) -> io::Result<fs::File> {
+    fs::create_dir_all(dir)?;
+    let file = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join("smartgoban.lock"))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(fs::TryLockError::WouldBlock) => Err(io::ErrorKind::WouldBlock.into()),
+        Err(fs::TryLockError::Error(e)) => Err(e),
+    }
+}
+
 /// Largest input file read whole (SGF records, board scripts, config): 16 MiB. Real game
 /// records are a few KiB; the biggest commented ones a few hundred.
 pub const MAX_INPUT_BYTES: u64 = 16 << 20;
@@ -69,6 +88,16 @@ pub fn read_input(path: &Path) -> io::Result<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_holder_of_a_data_directory_at_a_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = lock_dir(dir.path()).unwrap();
+        let second = lock_dir(dir.path()).unwrap_err();
+        assert_eq!(second.kind(), io::ErrorKind::WouldBlock);
+        drop(first);
+        assert!(lock_dir(dir.path()).is_ok(), "free once the holder is gone");
+    }
 
     #[test]
     fn input_must_be_a_regular_file_of_sane_size() {

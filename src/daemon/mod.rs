@@ -82,6 +82,9 @@ pub enum DaemonError {
     /// The serial device path does not exist at start-up.
     #[error("serial device {0} does not exist (is the board plugged in? set --serial PATH or `serial` in the config file)")]
     NoDevice(PathBuf),
+    /// Another service keeps its record in the same data directory.
+    #[error("another smartgoban runs on {0} (it holds smartgoban.lock there): stop it, or give this one another --data-dir")]
+    DataDirInUse(PathBuf),
     /// The serial path exists but is no device (a regular file, a directory).
     #[error("{0} is not a serial device")]
     NotADevice(PathBuf),
@@ -136,6 +139,17 @@ impl Daemon {
             None => None,
         };
         let http_addr = listener.as_ref().and_then(|l| l.local_addr().ok());
+        // One service per data directory. A directory that cannot hold the lock (read-only,
+        // full) does not stop the game: the store reports it.
+        let dir_lock = match config.data_dir.as_deref().map(crate::files::lock_dir) {
+            Some(Err(e)) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                return Err(DaemonError::DataDirInUse(
+                    config.data_dir.clone().unwrap_or_default(),
+                ))
+            }
+            Some(Ok(lock)) => Some(lock),
+            _ => None,
+        };
         let mut persist = config.data_dir.as_deref().map(persist::Persist::open);
         let resumed = match persist.as_mut() {
             Some(p) if config.recovery.resume => p.resume(config.session),
@@ -217,6 +231,7 @@ impl Daemon {
             start: Instant::now(),
             base_ms,
             persist,
+            _dir_lock: dir_lock,
             actions: Vec::new(),
             record_dirty: true,
             last_record_write: None,
@@ -355,6 +370,8 @@ struct SessionTask {
     base_ms: u64,
     /// The store, if there is a data directory.
     persist: Option<persist::Persist>,
+    /// Held while the task runs: one service per data directory.
+    _dir_lock: Option<std::fs::File>,
     /// Referee actions not yet written (they go with the events they cause).
     actions: Vec<crate::store::ActionRow>,
     record_dirty: bool,
