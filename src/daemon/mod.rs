@@ -472,6 +472,9 @@ impl SessionTask {
                 },
                 _ = shutdown.changed() => {
                     self.pump()?;
+                    if let Some(p) = &mut self.persist {
+                        p.stopping(&self.session);
+                    }
                     self.publish();
                     self.write_record(true)?;
                     return self.flush_events();

@@ -220,6 +220,18 @@ impl Persist {
         self.flush()
     }
 
+    /// The service stops (SIGTERM, Ctrl-C): a last checkpoint, so a planned restart gives no
+    /// time back, and one more try at the backlog.
+    pub fn stopping(&mut self, session: &Session) {
+        let unix_ms = unix_now_ms();
+        self.push(Batch {
+            checkpoint: self.checkpoint_of(session, unix_ms),
+            ..Batch::default()
+        });
+        self.last_try = None;
+        self.flush();
+    }
+
     /// Every [`READING_EVERY`] while a clock runs: a reading and a checkpoint. A failed store is
     /// tried again every [`RETRY_EVERY`].
     pub fn tick(&mut self, session: &Session) {

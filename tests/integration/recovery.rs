@@ -271,3 +271,199 @@ fn terminate(child: &mut Child) {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// White's main time left, ms, as `GET /api/v1/state` shows it now.
+fn white_left(port: u16) -> Option<u64> {
+    let rt = crate::support::rt();
+    rt.block_on(async {
+        let state: serde_json::Value =
+            reqwest::get(format!("http://127.0.0.1:{port}/api/v1/state"))
+                .await
+                .ok()?
+                .json()
+                .await
+                .ok()?;
+        (state["clock"]["running"] == "white")
+            .then(|| state["clock"]["white"]["main_ms"].as_u64())?
+    })
+}
+
+/// Starts a service on the board at `link`; waits until White's clock runs in it.
+fn start_and_wait(config: &Path, n: usize, port: u16) -> (Child, u64) {
+    let child = start_service(config, n);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Some(left) = white_left(port) {
+            return (child, left);
+        }
+        assert!(Instant::now() < deadline, "White's clock never ran");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// White's time used across a 3 s outage of the service and its restart (ms, negative if
+/// the clock shows more than before the kill), the wall time from the kill to the reading
+/// after the restart, and the part of it since the restart.
+fn outage(charge_downtime: bool) -> (i64, i64, i64) {
+    let dir = tempfile::tempdir().unwrap();
+    let link = dir.path().join("board");
+    let data = dir.path().join("data");
+    let config = dir.path().join("smartgoban.toml");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    std::fs::write(
+        &config,
+        format!(
+            "serial = {link:?}\nhttp = \"127.0.0.1:{port}\"\ndata_dir = {data:?}\n\
+             charge_downtime = {charge_downtime}\n[game]\nsize = 9\ntime = \"main=10m\"\n"
+        ),
+    )
+    .unwrap();
+    // Black plays and presses; White thinks for a minute.
+    let script = smartgoban::sim::Script::parse(
+        "size 9\ntime main=10m\nat 500 place B E5\nat 900 clock B\nat 60000 place W C3\n",
+    )
+    .unwrap();
+    let device = sim::start(
+        &Source::Script(script),
+        smartgoban::sim::Playing {
+            noise: NoiseModel::Clean,
+            seed: 1,
+            speed: Speed::Factor(1.0),
+            press_clock: false,
+        },
+        link.clone(),
+        9,
+    )
+    .unwrap();
+    let (mut service, _) = start_and_wait(&config, 0, port);
+    std::thread::sleep(Duration::from_millis(2500));
+    let before = white_left(port).unwrap();
+    let killed = Instant::now();
+    service.kill().unwrap();
+    service.wait().unwrap();
+    std::thread::sleep(Duration::from_secs(3));
+    let restarted = Instant::now();
+    let (mut service, _) = start_and_wait(&config, 1, port);
+    let after = white_left(port).unwrap();
+    let (wall, up) = (killed.elapsed(), restarted.elapsed());
+    terminate(&mut service);
+    device.stop().unwrap();
+    (
+        before as i64 - after as i64,
+        wall.as_millis() as i64,
+        up.as_millis() as i64,
+    )
+}
+
+#[test]
+fn the_time_the_service_was_down_is_on_no_clock_unless_configured() {
+    // Checkpoints come every second: the time White used in the last second before the kill
+    // is given back (0–1 s, plus scheduling slack).
+    let given_back = -1_300..=200;
+    // not charged: White's clock ran only while the service was up again
+    let (used, wall, up) = outage(false);
+    assert!(
+        given_back.contains(&(used - up)),
+        "White was charged {used} ms: {up} ms up since the restart, {wall} ms since the kill"
+    );
+    // charged: White's clock ran through the outage too
+    let (used, wall, up) = outage(true);
+    assert!(
+        given_back.contains(&(used - wall)),
+        "White was charged {used} ms with charge_downtime: {wall} ms since the kill ({up} ms up)"
+    );
+}
+
+/// A stone lifted while the service is stopped: restarted, the service resumes the game and
+/// shows the board in `desync` with the exact stone to put back (R17.6), then play goes on.
+#[test]
+fn a_board_changed_while_the_service_was_down_is_a_desync_with_the_exact_difference() {
+    use smartgoban::daemon::{Daemon, DaemonConfig, Recovery};
+    let dir = tempfile::tempdir().unwrap();
+    let link = dir.path().join("board");
+    let data = dir.path().join("data");
+    // E5 and C3 are played; at 6 s, with the service down, E5 is lifted; at 12 s it is put back.
+    let script = smartgoban::sim::Script::parse(
+        "size 9\nat 500 place B E5\nat 1500 place W C3\nat 6000 remove E5\n\
+         at 12000 place B E5\nat 14000 place B G7\n",
+    )
+    .unwrap();
+    let source = Source::Script(script);
+    let setup = source.setup();
+    let playing = smartgoban::sim::Playing {
+        noise: NoiseModel::Clean,
+        seed: 1,
+        speed: Speed::Factor(2.0),
+        press_clock: false,
+    };
+    let device = sim::start(&source, playing, link.clone(), 5).unwrap();
+    let config = || DaemonConfig {
+        recovery: Recovery {
+            resume: true,
+            charge_downtime: false,
+        },
+        serial: link.clone(),
+        http: None,
+        session: Default::default(),
+        link: Default::default(),
+        setup: setup.clone(),
+        events_out: None,
+        data_dir: Some(data.clone()),
+        clock_hardware: Default::default(),
+        leds: None,
+        access: Default::default(),
+    };
+    crate::support::rt().block_on(async {
+        let daemon = Daemon::start(config()).await.unwrap();
+        wait_snapshot(&daemon, "two moves", |s| s.state.move_number == 2).await;
+        // stopped at about 1.5 s of wall time (3 s of board time), before E5 is lifted
+        daemon.shutdown().await.unwrap();
+        tokio::time::sleep(Duration::from_millis(2500)).await;
+        let daemon = Daemon::start(config()).await.unwrap();
+        wait_snapshot(&daemon, "the desync", |s| {
+            s.state.phase == smartgoban::event::Phase::Desync
+        })
+        .await;
+        let snap = daemon.shared().snapshot();
+        assert_eq!(snap.state.move_number, 2, "the game resumed");
+        let guidance = serde_json::to_value(&snap.state.guidance).unwrap();
+        assert_eq!(
+            guidance["restore"],
+            serde_json::json!([{"point": "E5", "color": "black"}]),
+            "{guidance}"
+        );
+        assert_eq!(guidance["remove"], serde_json::json!([]), "{guidance}");
+        // E5 put back: play goes on with G7
+        wait_snapshot(&daemon, "G7", |s| s.state.move_number == 3).await;
+        let snap = daemon.shutdown().await.unwrap();
+        let record = GameRecord::from_sgf_str(&snap.sgf).unwrap();
+        let points: Vec<String> = record
+            .moves
+            .iter()
+            .map(|m| m.point.unwrap().to_gtp(9))
+            .collect();
+        assert_eq!(points, ["E5", "C3", "G7"]);
+    });
+    device.stop().unwrap();
+}
+
+/// Waits up to 20 s for the daemon's snapshot to satisfy `ok`.
+async fn wait_snapshot(
+    daemon: &smartgoban::daemon::Daemon,
+    what: &str,
+    ok: impl Fn(&smartgoban::daemon::Snapshot) -> bool,
+) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !ok(&daemon.shared().snapshot()) {
+        assert!(
+            Instant::now() < deadline,
+            "{what}: {:?}",
+            daemon.shared().snapshot().state
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
