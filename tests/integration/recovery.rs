@@ -290,15 +290,17 @@ fn white_left(port: u16) -> Option<u64> {
 
 /// Starts a service on the board at `link`; waits until White's clock runs in it.
 fn start_and_wait(config: &Path, n: usize, port: u16) -> (Child, u64) {
-    let child = start_service(config, n);
+    let mut child = start_service(config, n);
     let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
+    while Instant::now() < deadline {
         if let Some(left) = white_left(port) {
             return (child, left);
         }
-        assert!(Instant::now() < deadline, "White's clock never ran");
         std::thread::sleep(Duration::from_millis(50));
     }
+    let _ = child.kill();
+    let _ = child.wait();
+    panic!("White's clock never ran");
 }
 
 /// White's time used across a 3 s outage of the service and its restart (ms, negative if
