@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use crate::event::{Event, EventKind};
 use crate::referee::GameSetup;
 use crate::session::{Session, SessionConfig};
-use crate::store::{unix_now_ms, ActionRow, Batch, Checkpoint, Store};
+use crate::store::{unix_now_ms, ActionRow, Batch, Checkpoint, Store, StoreError};
 
 /// A clock reading and a checkpoint are kept this often while a clock runs: a crash costs the
 /// player to move at most this much of the time really used.
@@ -23,6 +23,9 @@ pub const READING_EVERY: Duration = Duration::from_secs(1);
 
 /// A store that failed is tried again this often.
 pub const RETRY_EVERY: Duration = Duration::from_secs(1);
+
+/// Attempts to open a busy database at start-up, 200 ms apart.
+const OPEN_ATTEMPTS: usize = 25;
 
 /// One write, in the order it happened.
 #[derive(Debug)]
@@ -80,23 +83,31 @@ impl Persist {
             last_try: None,
             last_reading: None,
         };
-        persist.try_open();
+        // A database busy with the recovery of a killed writer's WAL, or a reader, answers
+        // `SQLITE_BUSY` for a moment: wait for it rather than start a new game beside the one
+        // in progress.
+        for _ in 0..OPEN_ATTEMPTS {
+            match persist.try_open() {
+                Err(e) if e.is_busy() => std::thread::sleep(Duration::from_millis(200)),
+                _ => break,
+            }
+        }
         persist
     }
 
-    fn try_open(&mut self) -> bool {
+    fn try_open(&mut self) -> Result<(), StoreError> {
         if self.store.is_some() {
-            return true;
+            return Ok(());
         }
         self.last_try = Some(Instant::now());
         match Store::open(&self.dir) {
             Ok(store) => {
                 self.store = Some(store);
-                true
+                Ok(())
             }
             Err(e) => {
                 self.fail(e.to_string());
-                false
+                Err(e)
             }
         }
     }
@@ -286,7 +297,7 @@ impl Persist {
         if self.error.is_some() && !waited {
             return false;
         }
-        if !self.try_open() {
+        if self.try_open().is_err() {
             return false;
         }
         self.last_try = Some(Instant::now());

@@ -57,6 +57,17 @@ pub enum StoreError {
     Encode(String),
 }
 
+impl StoreError {
+    /// SQLite is busy (another connection holds a lock, or recovers a killed writer's WAL):
+    /// worth trying again in a moment.
+    pub fn is_busy(&self) -> bool {
+        matches!(self, StoreError::Sqlite { source, .. } if matches!(
+            source.sqlite_error_code(),
+            Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+        ))
+    }
+}
+
 /// A game row.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GameRow {
