@@ -36,7 +36,19 @@ pub fn load_or_create(dir: &Path) -> Result<String, TokenError> {
     if let Ok(text) = std::fs::read_to_string(&path) {
         let token = text.trim().to_string();
         if token.len() >= 32 && token.chars().all(|c| c.is_ascii_hexdigit()) {
-            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).map_err(err)?;
+            let open = std::fs::metadata(&path).is_ok_and(|m| m.permissions().mode() & 0o077 != 0);
+            // A data directory that went read-only (a failing SD card) must not stop the
+            // service: the token is read, the permissions are fixed when they can be.
+            if open {
+                if let Err(e) =
+                    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
+                {
+                    tracing::warn!(
+                        "{} is readable by others and cannot be made private: {e}",
+                        path.display()
+                    );
+                }
+            }
             return Ok(token);
         }
     }

@@ -157,13 +157,15 @@ impl Persist {
             .filter_map(|e| serde_json::from_str(e).ok())
             .collect();
         let (session, checkpoint_unix_ms) = match checkpoint {
-            Some(Checkpoint { state, unix_ms, .. }) => match Session::restore(&state) {
-                Ok(session) => (session, unix_ms),
-                Err(e) => {
-                    tracing::error!("game {} cannot be resumed: {e}", row.id);
-                    return None;
+            Some(Checkpoint { state, unix_ms, .. }) => {
+                match Session::restore(&state, config.first_seq) {
+                    Ok(session) => (session, unix_ms),
+                    Err(e) => {
+                        tracing::error!("game {} cannot be resumed: {e}", row.id);
+                        return None;
+                    }
                 }
-            },
+            }
             // killed before its first event: the game starts again from its setup
             None => {
                 let setup: GameSetup = serde_json::from_str(&row.setup).ok()?;

@@ -108,14 +108,20 @@ impl EventLog {
 
     /// Whether a client whose last event is `after` (0: none yet) missed events the log no
     /// longer keeps, or comes from another run (an `after` before this run's first event or
-    /// beyond its newest).
+    /// beyond its newest), or saw an event the log does not have (published by a run that
+    /// died before it could store it: the numbers jump there, and what it saw may not have
+    /// happened as it saw it).
     pub fn lost_since(&self, after: u64) -> bool {
         let events = self.lock();
         let first_ever = self.first.load(Ordering::Acquire);
         match (events.front(), events.back()) {
             (Some(front), _) if after == 0 => front.seq > first_ever,
             (Some(front), Some(last)) => {
-                after + 1 < first_ever || after + 1 < front.seq || after > last.seq
+                let unknown = after >= front.seq && {
+                    let i = events.partition_point(|e| e.seq < after);
+                    events.get(i).is_none_or(|e| e.seq != after)
+                };
+                after + 1 < first_ever || after + 1 < front.seq || after > last.seq || unknown
             }
             _ => after > 0,
         }
@@ -288,5 +294,14 @@ mod tests {
         assert!(!fresh.lost_since(999));
         assert!(fresh.lost_since(50), "an id of an earlier run");
         assert_eq!(log.last_seq(), 14);
+        // A resumed run: the stored events up to 1002, then this run's from 5000 on. 1003 was
+        // published by the run that died and never stored.
+        fresh.push(pass(5000));
+        assert!(!fresh.lost_since(1002), "all it saw is kept");
+        assert!(
+            fresh.lost_since(1003),
+            "it saw an event that is gone: a snapshot first"
+        );
+        assert!(!fresh.lost_since(5000));
     }
 }

@@ -1212,9 +1212,11 @@ impl Referee {
             self.stats.ignored_presses += 1;
             return PressOutcome::Stay;
         }
-        if self.ambiguous.is_some() {
+        if self.ambiguous.is_some() || self.phase == Phase::Desync {
             // nothing to judge a press against (the board held for the referee is not in the
-            // record yet): the press stands as the players made it
+            // record yet; or the board is out of step with the record, e.g. moves made while
+            // the board or the service was away that no order explains): the press stands as
+            // the players made it (R17.6: the board is put right first)
             return PressOutcome::Stands;
         }
         let grid = self

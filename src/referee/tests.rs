@@ -767,3 +767,24 @@ fn a_board_after_a_held_one_extends_its_explanations_and_never_reorders_them() {
     );
     assert!(b.r.ambiguity().is_none());
 }
+
+#[test]
+fn presses_while_the_board_is_out_of_step_with_the_record_are_not_judged() {
+    // R17.6: the board is put right first. A press made while it shows something else than
+    // the record (here a moved stone; after an outage, moves no order explains) cannot be
+    // judged "without a stone": it stands, and no warning comes of it.
+    let mut b = Board::even(9);
+    b.play(&["E5", "C3"]);
+    b.put(&[(B, "G7")]).clock(B);
+    b.t += 300;
+    b.set("G7", None);
+    b.set("G6", Some(B));
+    b.settle();
+    assert_eq!(b.r.phase(), Phase::Desync);
+    b.take_events();
+    let warnings = b.r.warnings();
+    b.clock(W).clock(B).clock(W);
+    let ev = b.take_events();
+    assert!(violations(&ev).is_empty(), "{ev:?}");
+    assert_eq!(b.r.warnings(), warnings);
+}

@@ -29,12 +29,16 @@ impl Session {
     /// The session of `checkpoint` as after a restart of the service: the link is down (a
     /// `link` `lost` event says so if it was up), the clock runs on from the checkpoint's
     /// session time (pass the shell's time from there on: see [`Session::now_ms`]), event
-    /// `seq` continues after the checkpoint's last.
+    /// `seq` continues after the checkpoint's last, and at `min_seq` or above: events the
+    /// dead run published but could not store (a full disk) had numbers above the
+    /// checkpoint's, and a number is never given to two events (the shell passes the wall
+    /// clock, as [`super::SessionConfig::first_seq`]).
     ///
     /// # Errors
     /// [`RestoreError`] if `checkpoint` is not a session of this version.
-    pub fn restore(checkpoint: &str) -> Result<Session, RestoreError> {
+    pub fn restore(checkpoint: &str, min_seq: u64) -> Result<Session, RestoreError> {
         let mut session: Session = serde_json::from_str(checkpoint)?;
+        session.next_seq = session.next_seq.max(min_seq);
         session.stabiliser = None;
         session.last_board_ms = None;
         session.restarted();

@@ -213,6 +213,10 @@ pub fn spawn(actions: Vec<TimedAction>, config: DeviceConfig) -> io::Result<SimH
     })
 }
 
+/// Bytes the host has left unread beyond which a paced board drops its scans (the host is
+/// away): 2 KiB, under the pty's 4 KiB line buffer, about 18 full 19×19 scans.
+const HOST_AWAY_BYTES: u32 = 2048;
+
 /// The pty pair: the device holds the master and keeps the slave open so the pty survives
 /// the service closing and reopening it.
 struct Port {
@@ -389,7 +393,15 @@ impl Device {
                 buttons,
                 cells,
             };
-            if self.garbage_until_ms.is_some_and(|until| board_ms < until) {
+            // At a paced speed a board whose host does not read (the service is down) drops its
+            // scans, as a real board's full USB buffer does, and keeps its own time: it never
+            // sends a backlog of stale scans in a burst once a host reads again (that would run
+            // the game clock on board time that never was).
+            let host_away = matches!(speed, Speed::Factor(_))
+                && port.slave.bytes_to_read().unwrap_or(0) > HOST_AWAY_BYTES;
+            if host_away {
+                // dropped: the host sees the gap in the frame numbers
+            } else if self.garbage_until_ms.is_some_and(|until| board_ms < until) {
                 // Line noise: the scan was sent, the host gets as many random bytes.
                 self.tx_seq = self.tx_seq.wrapping_add(1);
                 let mut noise = vec![0u8; encoded_len(&Message::Scan(scan))];

@@ -2,7 +2,7 @@
 //! killed with SIGKILL at 50 random moments of a real game played with realistic noise and a
 //! running clock on the virtual board (which, like the wood, lives on while the service is
 //! down: the players keep playing and pressing) and restarted each time. The final record is
-//! the source game; the store's event log has every `seq` once, with no gap; every move was
+//! the source game; the store's event log has every `seq` once, increasing; every move was
 //! committed once; every clock reading the store had when a run died is in the final record.
 
 use std::collections::BTreeMap;
@@ -178,11 +178,12 @@ fn killed_fifty_times_mid_game_the_service_loses_nothing() {
 
     let store = StoreView::open(&data).unwrap();
     let events = store.events();
-    // every seq once, none skipped: a run that died took no event with it
+    // every seq once, increasing across the runs (each run starts above every earlier one:
+    // the wall clock, so a number published but never stored is not given again)
     let seqs: Vec<u64> = events.iter().map(|e| e.0).collect();
     assert!(
-        seqs.windows(2).all(|w| w[1] == w[0] + 1),
-        "seq strictly increasing without a gap"
+        seqs.windows(2).all(|w| w[1] > w[0]),
+        "seq strictly increasing"
     );
     // each move committed once, at its number, on its point
     let mut moves: BTreeMap<u64, Vec<String>> = BTreeMap::new();
