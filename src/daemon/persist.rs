@@ -2,8 +2,8 @@
 //!
 //! Every batch of events goes to the store, with the clock readings, the referee's actions and
 //! a checkpoint of the session, in one transaction *before* the events are published; while a
-//! clock runs, a reading and a checkpoint are written every [`READING_EVERY`]. When the store
-//! cannot take a write (disk full, read-only data directory, the database cannot be opened),
+//! clock runs, a reading and a beat (time run since) are written every [`READING_EVERY`]. When
+//! the store cannot take a write (disk full, read-only data directory, the database cannot be opened),
 //! the game goes on in memory: the writes queue up in order, the error is served as the
 //! `storage_error` alert (API, LEDs), and the queue is written, oldest first, as soon as the
 //! store takes it again — tried every [`RETRY_EVERY`].
@@ -17,7 +17,7 @@ use crate::referee::GameSetup;
 use crate::session::{Session, SessionConfig};
 use crate::store::{unix_now_ms, ActionRow, Batch, Checkpoint, Store, StoreError};
 
-/// A clock reading and a checkpoint are kept this often while a clock runs: a crash costs the
+/// A clock reading and a beat are kept this often while a clock runs: a crash costs the
 /// player to move at most this much of the time really used.
 pub const READING_EVERY: Duration = Duration::from_secs(1);
 
@@ -157,9 +157,15 @@ impl Persist {
             .filter_map(|e| serde_json::from_str(e).ok())
             .collect();
         let (session, checkpoint_unix_ms) = match checkpoint {
-            Some(Checkpoint { state, unix_ms, .. }) => {
-                match Session::restore(&state, config.first_seq) {
-                    Ok(session) => (session, unix_ms),
+            Some(Checkpoint {
+                state,
+                unix_ms,
+                beat,
+                ..
+            }) => {
+                // the clock ran on after the checkpoint, up to its beat
+                match Session::restore(&state, beat.map(|b| b.0), config.first_seq) {
+                    Ok(session) => (session, beat.map_or(unix_ms, |b| b.1)),
                     Err(e) => {
                         tracing::error!("game {} cannot be resumed: {e}", row.id);
                         return None;
@@ -228,6 +234,7 @@ impl Persist {
             readings,
             actions,
             checkpoint: self.checkpoint_of(session, unix_ms),
+            beat: None,
         };
         self.push(batch);
         self.flush()
@@ -245,7 +252,7 @@ impl Persist {
         self.flush();
     }
 
-    /// Every [`READING_EVERY`] while a clock runs: a reading and a checkpoint. A failed store is
+    /// Every [`READING_EVERY`] while a clock runs: a reading and a beat. A failed store is
     /// tried again every [`RETRY_EVERY`].
     pub fn tick(&mut self, session: &Session) {
         let due = self
@@ -258,7 +265,7 @@ impl Persist {
                 let after = session_last_seq(session);
                 self.push(Batch {
                     readings: vec![(after, session.now_ms(), unix_ms, clock)],
-                    checkpoint: self.checkpoint_of(session, unix_ms),
+                    beat: Some((after, session.beat(), unix_ms)),
                     ..Batch::default()
                 });
             }
@@ -273,6 +280,7 @@ impl Persist {
                 t_ms: session.now_ms(),
                 unix_ms,
                 state,
+                beat: None,
             }),
             Err(e) => {
                 tracing::error!("cannot make a checkpoint: {e}");

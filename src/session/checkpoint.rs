@@ -10,6 +10,19 @@
 
 use super::Session;
 
+/// How far time has run since the last checkpoint, when nothing else happened (no event):
+/// kept every second while a clock runs instead of the whole session (a few bytes instead of
+/// tens of KiB), and applied to the checkpoint it follows on restore. Between two events the
+/// session changes only by time passing — the clock's reading is a function of board time —
+/// so the checkpoint plus its beat is the session as it was at the beat.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Beat {
+    /// The session's board time, ms (the game clock's time base).
+    pub board_time_ms: u64,
+    /// The session's host time, ms.
+    pub now_ms: u64,
+}
+
 /// Why a checkpoint could not be read back.
 #[derive(Debug, thiserror::Error)]
 #[error("cannot read the checkpoint: {0}")]
@@ -29,15 +42,24 @@ impl Session {
     /// The session of `checkpoint` as after a restart of the service: the link is down (a
     /// `link` `lost` event says so if it was up), the clock runs on from the checkpoint's
     /// session time (pass the shell's time from there on: see [`Session::now_ms`]), event
-    /// `seq` continues after the checkpoint's last, and at `min_seq` or above: events the
+    /// `seq` continues after the checkpoint's last, and at `min_seq` or above. `beat`: the
+    /// time that ran after the checkpoint with nothing else happening, if any. Events: events the
     /// dead run published but could not store (a full disk) had numbers above the
     /// checkpoint's, and a number is never given to two events (the shell passes the wall
     /// clock, as [`super::SessionConfig::first_seq`]).
     ///
     /// # Errors
     /// [`RestoreError`] if `checkpoint` is not a session of this version.
-    pub fn restore(checkpoint: &str, min_seq: u64) -> Result<Session, RestoreError> {
+    pub fn restore(
+        checkpoint: &str,
+        beat: Option<Beat>,
+        min_seq: u64,
+    ) -> Result<Session, RestoreError> {
         let mut session: Session = serde_json::from_str(checkpoint)?;
+        if let Some(beat) = beat {
+            session.board_time_ms = session.board_time_ms.max(beat.board_time_ms);
+            session.now_ms = session.now_ms.max(beat.now_ms);
+        }
         session.next_seq = session.next_seq.max(min_seq);
         session.stabiliser = None;
         session.last_board_ms = None;
@@ -50,6 +72,14 @@ impl Session {
         self.link_down("the service restarted".into());
         self.offline_anchor_ms = Some(now);
         self.drain_referee();
+    }
+
+    /// Where time stands now (see [`Beat`]).
+    pub fn beat(&self) -> Beat {
+        Beat {
+            board_time_ms: self.board_time_ms,
+            now_ms: self.now_ms,
+        }
     }
 
     /// Session time of the latest input or timeout, ms (the shell's time base: a restored

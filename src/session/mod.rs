@@ -20,7 +20,7 @@ use crate::event::{Event, EventKind, LinkState};
 use crate::referee::{CommandError, GameSetup, Observation, Referee, RefereeConfig, SetupError};
 use crate::rules::{Color, GameRecord};
 use crate::sensing::{Cell, Stabiliser, StabiliserConfig, StabiliserStats};
-pub use checkpoint::RestoreError;
+pub use checkpoint::{Beat, RestoreError};
 pub use input::{ClockButton, Command, Input, LinkInfo};
 pub use moves::{move_views, MoveView};
 

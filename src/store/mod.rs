@@ -94,6 +94,8 @@ pub struct Checkpoint {
     pub unix_ms: i64,
     /// The session, JSON ([`crate::session::Session::checkpoint`]).
     pub state: String,
+    /// The latest beat after it (time run with nothing else happening) and its wall clock.
+    pub beat: Option<(crate::session::Beat, i64)>,
 }
 
 /// One referee action as recorded.
@@ -121,6 +123,9 @@ pub struct Batch {
     pub actions: Vec<ActionRow>,
     /// The session after all of the above.
     pub checkpoint: Option<Checkpoint>,
+    /// Time run since the checkpoint of `after_seq` with nothing else happening:
+    /// (after seq, the beat, wall ms).
+    pub beat: Option<(u64, crate::session::Beat, i64)>,
 }
 
 impl Batch {
@@ -130,6 +135,7 @@ impl Batch {
             && self.readings.is_empty()
             && self.actions.is_empty()
             && self.checkpoint.is_none()
+            && self.beat.is_none()
     }
 
     /// Adds `later` after this batch (its checkpoint replaces this one's).
@@ -139,6 +145,10 @@ impl Batch {
         self.actions.extend(later.actions);
         if later.checkpoint.is_some() {
             self.checkpoint = later.checkpoint;
+            self.beat = None;
+        }
+        if later.beat.is_some() {
+            self.beat = later.beat;
         }
     }
 }
@@ -323,14 +333,20 @@ impl Store {
     pub fn checkpoint(&self, game: i64) -> Result<Option<Checkpoint>, StoreError> {
         self.conn
             .query_row(
-                "SELECT after_seq, t_ms, unix_ms, state FROM checkpoints WHERE game = ?1",
+                "SELECT after_seq, t_ms, unix_ms, state, beat, beat_unix_ms FROM checkpoints \
+                 WHERE game = ?1",
                 params![game],
                 |r| {
+                    let beat = r
+                        .get::<_, Option<String>>(4)?
+                        .and_then(|b| serde_json::from_str(&b).ok())
+                        .zip(r.get::<_, Option<i64>>(5)?);
                     Ok(Checkpoint {
                         after_seq: r.get::<_, i64>(0)? as u64,
                         t_ms: r.get::<_, i64>(1)? as u64,
                         unix_ms: r.get(2)?,
                         state: r.get(3)?,
+                        beat,
                     })
                 },
             )
@@ -482,8 +498,20 @@ impl Store {
                     "INSERT INTO checkpoints (game, after_seq, t_ms, unix_ms, state) \
                      VALUES (?1, ?2, ?3, ?4, ?5) \
                      ON CONFLICT(game) DO UPDATE SET after_seq = excluded.after_seq, \
-                     t_ms = excluded.t_ms, unix_ms = excluded.unix_ms, state = excluded.state",
+                     t_ms = excluded.t_ms, unix_ms = excluded.unix_ms, state = excluded.state, \
+                     beat = NULL, beat_unix_ms = NULL",
                     params![game, c.after_seq as i64, c.t_ms as i64, c.unix_ms, c.state],
+                )
+                .map_err(err)?;
+            }
+            if let Some((after_seq, beat, at)) = &batch.beat {
+                let beat = serde_json::to_string(beat)
+                    .map_err(|e| StoreError::Encode(format!("beat: {e}")))?;
+                // only on the checkpoint it follows
+                tx.execute(
+                    "UPDATE checkpoints SET beat = ?3, beat_unix_ms = ?4 \
+                     WHERE game = ?1 AND after_seq = ?2",
+                    params![game, *after_seq as i64, beat, at],
                 )
                 .map_err(err)?;
             }

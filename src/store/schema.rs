@@ -55,6 +55,10 @@ pub const MIGRATIONS: &[&str] = &[
         unix_ms INTEGER NOT NULL,
         state TEXT NOT NULL           -- the whole session, JSON (Session::checkpoint)
     );",
+    // 2: the beat after a checkpoint: time run since, with nothing else happening (a few
+    // bytes a second while a clock runs, instead of the whole session).
+    "ALTER TABLE checkpoints ADD COLUMN beat TEXT;          -- Session::beat, JSON
+     ALTER TABLE checkpoints ADD COLUMN beat_unix_ms INTEGER;",
 ];
 
 /// The schema version this code writes.

@@ -18,6 +18,7 @@ fn checkpoint(after_seq: u64) -> Checkpoint {
         t_ms: after_seq * 10,
         unix_ms: 5,
         state: format!("{{\"after\":{after_seq}}}"),
+        beat: None,
     }
 }
 
@@ -103,6 +104,66 @@ fn a_batch_is_written_whole_or_not_at_all() {
     store.write(game, &later).unwrap();
     assert_eq!(store.events(game, 2).unwrap().len(), 2, "the last two");
     assert_eq!(store.checkpoint(game).unwrap(), Some(checkpoint(3)));
+}
+
+#[test]
+fn a_beat_extends_the_checkpoint_it_follows_and_a_new_checkpoint_clears_it() {
+    use crate::session::Beat;
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(dir.path()).unwrap();
+    let game = store.begin_game(1, "{}", "{}").unwrap();
+    let beat = |board_time_ms| Beat {
+        board_time_ms,
+        now_ms: board_time_ms,
+    };
+    let write = |store: &mut Store, checkpoint: Option<Checkpoint>, b: Option<(u64, Beat)>| {
+        let batch = Batch {
+            checkpoint,
+            beat: b.map(|(after, beat)| (after, beat, 9)),
+            ..Batch::default()
+        };
+        store.write(game, &batch).unwrap();
+    };
+    write(&mut store, Some(checkpoint(4)), None);
+    write(&mut store, None, Some((4, beat(1000))));
+    assert_eq!(
+        store.checkpoint(game).unwrap().unwrap().beat,
+        Some((beat(1000), 9))
+    );
+    // a beat of another checkpoint (one not written) changes nothing
+    write(&mut store, None, Some((3, beat(2000))));
+    assert_eq!(
+        store.checkpoint(game).unwrap().unwrap().beat,
+        Some((beat(1000), 9))
+    );
+    write(&mut store, Some(checkpoint(5)), None);
+    assert_eq!(store.checkpoint(game).unwrap().unwrap().beat, None);
+}
+
+#[test]
+fn a_store_of_an_older_schema_is_brought_up_to_date() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(FILE_NAME);
+    {
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(schema::MIGRATIONS[0]).unwrap();
+        conn.pragma_update(None, "user_version", 1).unwrap();
+        conn.execute(
+            "INSERT INTO games (started_unix_ms, setup, config) VALUES (1, '{}', '{}')",
+            [],
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO checkpoints (game, after_seq, t_ms, unix_ms, state) \
+             VALUES (1, 7, 70, 5, '{\"s\":1}')",
+            [],
+        )
+        .unwrap();
+    }
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
+    let kept = store.checkpoint(1).unwrap().unwrap();
+    assert_eq!((kept.after_seq, kept.beat), (7, None), "the old rows kept");
 }
 
 #[test]

@@ -143,7 +143,7 @@ proptest! {
             if run > 0 {
                 // killed: only the checkpoint survives
                 let checkpoint = session.checkpoint().unwrap();
-                session = Session::restore(&checkpoint, 1).unwrap();
+                session = Session::restore(&checkpoint, Some(session.beat()), 1).unwrap();
             }
             feed_run(&mut session, &stream.bytes[from..to], &mut now);
             from = to;
