@@ -333,8 +333,9 @@ impl Store {
     pub fn checkpoint(&self, game: i64) -> Result<Option<Checkpoint>, StoreError> {
         self.conn
             .query_row(
-                "SELECT after_seq, t_ms, unix_ms, state, beat, beat_unix_ms FROM checkpoints \
-                 WHERE game = ?1",
+                "SELECT c.after_seq, c.t_ms, c.unix_ms, c.state, b.beat, b.unix_ms \
+                 FROM checkpoints c LEFT JOIN beats b \
+                 ON b.game = c.game AND b.after_seq = c.after_seq WHERE c.game = ?1",
                 params![game],
                 |r| {
                     let beat = r
@@ -498,8 +499,7 @@ impl Store {
                     "INSERT INTO checkpoints (game, after_seq, t_ms, unix_ms, state) \
                      VALUES (?1, ?2, ?3, ?4, ?5) \
                      ON CONFLICT(game) DO UPDATE SET after_seq = excluded.after_seq, \
-                     t_ms = excluded.t_ms, unix_ms = excluded.unix_ms, state = excluded.state, \
-                     beat = NULL, beat_unix_ms = NULL",
+                     t_ms = excluded.t_ms, unix_ms = excluded.unix_ms, state = excluded.state",
                     params![game, c.after_seq as i64, c.t_ms as i64, c.unix_ms, c.state],
                 )
                 .map_err(err)?;
@@ -507,10 +507,13 @@ impl Store {
             if let Some((after_seq, beat, at)) = &batch.beat {
                 let beat = serde_json::to_string(beat)
                     .map_err(|e| StoreError::Encode(format!("beat: {e}")))?;
-                // only on the checkpoint it follows
+                // only after the checkpoint it follows
                 tx.execute(
-                    "UPDATE checkpoints SET beat = ?3, beat_unix_ms = ?4 \
-                     WHERE game = ?1 AND after_seq = ?2",
+                    "INSERT INTO beats (game, after_seq, beat, unix_ms) \
+                     SELECT ?1, ?2, ?3, ?4 WHERE EXISTS \
+                     (SELECT 1 FROM checkpoints WHERE game = ?1 AND after_seq = ?2) \
+                     ON CONFLICT(game) DO UPDATE SET after_seq = excluded.after_seq, \
+                     beat = excluded.beat, unix_ms = excluded.unix_ms",
                     params![game, *after_seq as i64, beat, at],
                 )
                 .map_err(err)?;

@@ -56,9 +56,14 @@ pub const MIGRATIONS: &[&str] = &[
         state TEXT NOT NULL           -- the whole session, JSON (Session::checkpoint)
     );",
     // 2: the beat after a checkpoint: time run since, with nothing else happening (a few
-    // bytes a second while a clock runs, instead of the whole session).
-    "ALTER TABLE checkpoints ADD COLUMN beat TEXT;          -- Session::beat, JSON
-     ALTER TABLE checkpoints ADD COLUMN beat_unix_ms INTEGER;",
+    // bytes a second while a clock runs, instead of the whole session). A table of its own:
+    // updating a column of the checkpoint's row would rewrite the whole row, state included.
+    "CREATE TABLE beats (
+        game INTEGER PRIMARY KEY REFERENCES games(id),
+        after_seq INTEGER NOT NULL,   -- the checkpoint it extends
+        beat TEXT NOT NULL,           -- Session::beat, JSON
+        unix_ms INTEGER NOT NULL
+    );",
 ];
 
 /// The schema version this code writes.
