@@ -168,7 +168,11 @@ impl Daemon {
                     base_ms += down.max(0) as u64;
                 }
                 history = r.history;
-                r.session
+                let mut session = r.session;
+                // Time runs to now before anything is served: the first state already shows
+                // the clock as it stands (with the time down, when charged).
+                session.handle_timeout(base_ms);
+                session
             }
             None => {
                 let mut session_config = config.session;
