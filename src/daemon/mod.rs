@@ -670,7 +670,7 @@ impl SessionTask {
             .as_ref()
             .and_then(|p| p.error())
             .map(|e| match self.persist.as_ref().map(|p| p.backlog()) {
-                Some(n) if n > 0 => format!("{e} ({n} writes waiting in memory)"),
+                Some(n) if n > 0 => format!("{e} ({n} events kept in memory until it does)"),
                 _ => e.to_owned(),
             })
             .or_else(|| self.storage_error.clone())

@@ -124,9 +124,15 @@ impl Persist {
         self.error.as_deref()
     }
 
-    /// Writes waiting for the store.
+    /// Events waiting for the store (kept in memory, in order).
     pub fn backlog(&self) -> usize {
-        self.queue.len()
+        self.queue
+            .iter()
+            .map(|op| match op {
+                Op::Write(batch) => batch.events.len(),
+                _ => 0,
+            })
+            .sum()
     }
 
     /// The first `seq` a new session may use: above every event in the store.

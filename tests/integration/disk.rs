@@ -111,12 +111,22 @@ fn a_full_disk_is_an_alert_and_the_record_is_written_once_there_is_room() {
             channel(0) > 0 && channel(1) == 0 && channel(2) == 0,
             "the free star point C3 shows the alert in red: {rgb}"
         );
-        // The game goes on in memory.
+        // The game goes on in memory; the alert counts what waits.
         wait_for(&rig, "the moves made while the disk is full", 30, |s| {
             moves(s) >= 4
         })
         .await;
-        assert!(rig.get_json("/api/v1/state", true).await["storage_error"].is_string());
+        let alert = rig.get_json("/api/v1/state", true).await["storage_error"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let waiting: usize = alert
+            .split(" events kept in memory")
+            .next()
+            .and_then(|s| s.rsplit('(').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0);
+        assert!(waiting >= 2, "both moves' events wait: {alert}");
 
         // Room again: the backlog is written, the alert goes away.
         std::fs::remove_file(&ballast).unwrap();
