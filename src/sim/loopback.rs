@@ -105,11 +105,18 @@ pub fn board_stream_with_restarts(
 /// Feeds `bytes` through a fresh link [`Connection`] into `session`, `chunk` bytes per read
 /// (each read one host millisecond apart). Events are left in the session for the caller.
 pub fn feed(session: &mut Session, bytes: &[u8], chunk: usize) {
+    feed_at(session, bytes, chunk, 0);
+}
+
+/// [`feed`] through a fresh connection opened at host time `start_ms` (a new run of the
+/// service); returns the host time of the last read.
+pub fn feed_at(session: &mut Session, bytes: &[u8], chunk: usize, start_ms: u64) -> u64 {
     let mut conn = Connection::new(LinkConfig::default());
-    conn.on_open(0);
+    conn.on_open(start_ms);
     while conn.poll_transmit().is_some() {}
+    let mut now = start_ms;
     for (i, piece) in bytes.chunks(chunk.max(1)).enumerate() {
-        let now = i as u64;
+        now = start_ms + i as u64;
         conn.handle_bytes(piece, now);
         while let Some(ev) = conn.poll_event() {
             let input = match ev {
@@ -122,4 +129,5 @@ pub fn feed(session: &mut Session, bytes: &[u8], chunk: usize) {
             let _ = session.handle_input(input, now);
         }
     }
+    now
 }

@@ -8,7 +8,7 @@ use rand_chacha::ChaCha8Rng;
 use smartgoban::referee::{Policy, RefereeConfig};
 use smartgoban::rules::{Color, Game, GameInfo, GameRecord, Point, RecordedMove};
 use smartgoban::session::{Session, SessionConfig};
-use smartgoban::sim::loopback::{board_stream, board_stream_with_restarts, feed};
+use smartgoban::sim::loopback::{board_stream, board_stream_with_restarts, feed, feed_at};
 use smartgoban::sim::{NoiseModel, Source};
 
 /// A random legal game: uniformly random legal moves that fill no own single-point eye, now
@@ -84,28 +84,6 @@ proptest! {
     }
 }
 
-/// Feeds `bytes` through a fresh link connection (a new run of the service), host time going
-/// on from `*now`.
-fn feed_run(session: &mut Session, bytes: &[u8], now: &mut u64) {
-    use smartgoban::link::{Connection, LinkConfig, LinkEvent};
-    use smartgoban::session::Input;
-    let mut conn = Connection::new(LinkConfig::default());
-    conn.on_open(*now);
-    for piece in bytes.chunks(512) {
-        *now += 1;
-        conn.handle_bytes(piece, *now);
-        while let Some(ev) = conn.poll_event() {
-            let input = match ev {
-                LinkEvent::Up(info) => Input::LinkUp(info),
-                LinkEvent::Scan(scan) => Input::Scan(scan),
-                LinkEvent::Down { reason } => Input::LinkDown { reason },
-                LinkEvent::Rejected { .. } => continue,
-            };
-            session.handle_input(input, *now).unwrap();
-        }
-    }
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
@@ -145,7 +123,7 @@ proptest! {
                 let checkpoint = session.checkpoint().unwrap();
                 session = Session::restore(&checkpoint, Some(session.beat()), 1).unwrap();
             }
-            feed_run(&mut session, &stream.bytes[from..to], &mut now);
+            now = feed_at(&mut session, &stream.bytes[from..to], 512, now + 1);
             from = to;
             while let Some(e) = session.poll_output() {
                 // as the store keeps it and a restart reads it back into the feed
