@@ -243,6 +243,7 @@ mod tests {
                     firmware_version: 1,
                     device_id: 1,
                     scan_rate_hz: 50,
+                    ..Default::default()
                 }),
                 0,
             )

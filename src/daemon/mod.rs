@@ -531,6 +531,7 @@ impl SessionTask {
         while let Some(ev) = self.connection.poll_event() {
             let input = match ev {
                 LinkEvent::Up(info) => Input::LinkUp(info),
+                LinkEvent::Resumed { info, history } => Input::LinkResumed { info, history },
                 LinkEvent::Scan(scan) => Input::Scan(scan),
                 LinkEvent::Down { reason } => Input::LinkDown { reason },
                 LinkEvent::Rejected { board_version } => {

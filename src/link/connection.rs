@@ -37,8 +37,17 @@ impl Default for LinkConfig {
 /// What the link tells the session.
 #[derive(Clone, Debug, PartialEq)]
 pub enum LinkEvent {
-    /// The handshake completed.
+    /// The handshake completed ([`LinkInfo::history`] says whether a history was asked for
+    /// and why none follows).
     Up(LinkInfo),
+    /// The handshake completed and the board's history since the host's resume point came
+    /// whole (PROTOCOL.md §14): the live scans that follow come after it.
+    Resumed {
+        /// The board.
+        info: LinkInfo,
+        /// What it saw while the host was away.
+        history: Box<crate::session::BoardHistory>,
+    },
     /// A scan arrived.
     Scan(Scan),
     /// The link went down.
@@ -181,6 +190,9 @@ pub struct Connection {
     leds: Option<LedState>,
     /// The board's grid size, from its last `HelloAck`.
     board_size: Option<u8>,
+    /// Where the session's knowledge of the board's scans ends: what a version-3 session asks
+    /// the board's history from (PROTOCOL.md §14).
+    resume: Option<crate::session::ResumePoint>,
     /// The board of the session, from its last accepted `HelloAck`.
     info: Option<LinkInfo>,
     /// When the session started or its last scan arrived, host ms.
@@ -209,6 +221,7 @@ impl Connection {
             hello_version: PROTOCOL_VERSION,
             leds: None,
             board_size: None,
+            resume: None,
             info: None,
             last_scan_ms: 0,
             last_scan_counter: None,
@@ -321,6 +334,14 @@ impl Connection {
         }
     }
 
+    /// Sets where the session's knowledge of the board's scans ends (call it whenever the
+    /// session took in scans: [`crate::session::Session::resume_point`]): after the next
+    /// handshake of a version-3 session the board is asked for its history from there
+    /// (PROTOCOL.md §14).
+    pub fn set_resume_point(&mut self, resume: Option<crate::session::ResumePoint>) {
+        self.resume = resume;
+    }
+
     /// Counters.
     pub fn stats(&self) -> LinkStats {
         self.stats
@@ -410,6 +431,8 @@ impl Connection {
                         firmware_version: ack.firmware_version,
                         device_id: ack.device_id,
                         scan_rate_hz: ack.scan_rate_hz,
+                        protocol_version: self.hello_version,
+                        ..LinkInfo::default()
                     };
                     self.start_session(info, self.hello_version, now_ms);
                 } else if ack.protocol_version >= MIN_PROTOCOL_VERSION

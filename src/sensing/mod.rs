@@ -11,7 +11,9 @@
 
 pub mod grid;
 pub mod stabiliser;
+mod wire_serde;
 
 pub use grid::StoneGrid;
 pub use smartgoban_protocol::Cell;
 pub use stabiliser::{Settled, Stabiliser, StabiliserConfig, StabiliserStats};
+pub use wire_serde::{button_serde, cell_serde, cells_serde, counters_serde, side_serde};

@@ -2,9 +2,10 @@
 
 use crate::referee::{Adjudication, GameSetup, Ruling, SealedMove};
 use crate::rules::{Color, Point};
-use smartgoban_protocol::Scan;
+use smartgoban_protocol::{Button, ButtonCounters, Cell, Scan, Side};
 
-/// The board that answered the handshake (PROTOCOL.md "HelloAck").
+/// The board that answered the handshake (PROTOCOL.md "HelloAck"; from version 3 also its
+/// boot and what became of the history the host asked for, §14).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LinkInfo {
     /// Points per side: 9, 13 or 19.
@@ -15,13 +16,160 @@ pub struct LinkInfo {
     pub device_id: u32,
     /// Scans per second the board sends.
     pub scan_rate_hz: u8,
+    /// The protocol version of the session (PROTOCOL.md §4, §11): 1, 2 or 3; 0 when unknown
+    /// (a checkpoint written before version 3).
+    #[serde(default)]
+    pub protocol_version: u8,
+    /// The board's boot id (PROTOCOL.md §14, version 3): it changes whenever the board
+    /// restarts, and a history is only asked of the boot that saw it. `None` before
+    /// version 3.
+    #[serde(default)]
+    pub boot_id: Option<u32>,
+    /// What became of the history the host asked for at this handshake.
+    #[serde(default)]
+    pub history: HistoryStatus,
+}
+
+impl LinkInfo {
+    /// A 19×19 board at 50 scans/s with no identity, of protocol version 0 (unknown): the base
+    /// for `LinkInfo { .., ..LinkInfo::DEFAULT }` in constants.
+    pub const DEFAULT: LinkInfo = LinkInfo {
+        board_size: 19,
+        firmware_version: 0,
+        device_id: 0,
+        scan_rate_hz: 50,
+        protocol_version: 0,
+        boot_id: None,
+        history: HistoryStatus::NotAsked,
+    };
+}
+
+impl Default for LinkInfo {
+    /// [`LinkInfo::DEFAULT`].
+    fn default() -> Self {
+        LinkInfo::DEFAULT
+    }
+}
+
+/// What became of the board's history of the time the host was away (PROTOCOL.md §14) at a
+/// handshake. Only [`Input::LinkResumed`] carries a history to replay; every other outcome
+/// falls back to judging the board as it now lies (moves inferred, or `desync`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case", tag = "outcome")]
+pub enum HistoryStatus {
+    /// The host had nothing to ask for (a new game's first connection, no boot known yet),
+    /// or the session is of a version without history (1 or 2, [`LinkInfo::protocol_version`]).
+    #[default]
+    NotAsked,
+    /// The history was received whole: it follows as [`Input::LinkResumed`].
+    Replayed {
+        /// Point-reading changes in it.
+        changes: u32,
+        /// Button presses in it.
+        presses: u32,
+    },
+    /// The board restarted since the host's last scan (another boot id): what it saw before
+    /// is gone.
+    BoardRestarted {
+        /// The boot the host knew.
+        known_boot: u32,
+    },
+    /// The board no longer holds the span asked for: its ring buffer was overwritten from
+    /// board time `oldest_ms` on (or the time asked for is not one of this boot).
+    Lost {
+        /// The board time, ms, from which the board still holds everything.
+        oldest_ms: u32,
+    },
+    /// The board did not answer the history request in time (or the transfer kept failing).
+    NoAnswer,
+}
+
+/// Where the host's knowledge of the board's scans ends: the boot of the board and the board
+/// time of the last scan the session took in (PROTOCOL.md §14: what the host asks the board's
+/// history from after a reconnection or a restart).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ResumePoint {
+    /// The board's boot id.
+    pub boot_id: u32,
+    /// Board time of the last scan taken in, ms (the board's own u32 millisecond clock).
+    pub since_ms: u32,
+}
+
+/// One thing the board recorded in its history (PROTOCOL.md §14), in board time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum BoardChange {
+    /// A point's reading changed (the value its scans carry from then on).
+    Reading {
+        /// Board time of the first scan with the new reading, ms.
+        board_ms: u32,
+        /// The point, dense index (SGF order, PROTOCOL.md §6).
+        index: u16,
+        /// The new reading.
+        #[serde(with = "crate::sensing::cell_serde")]
+        cell: Cell,
+    },
+    /// A button was pressed.
+    Press {
+        /// Board time of the press, ms.
+        board_ms: u32,
+        /// Which button.
+        #[serde(with = "crate::sensing::button_serde")]
+        button: Button,
+        /// Whose.
+        #[serde(with = "crate::sensing::side_serde")]
+        side: Side,
+    },
+}
+
+impl BoardChange {
+    /// Board time of the change, ms.
+    pub fn board_ms(&self) -> u32 {
+        match *self {
+            BoardChange::Reading { board_ms, .. } | BoardChange::Press { board_ms, .. } => board_ms,
+        }
+    }
+}
+
+/// The board's history of a span (PROTOCOL.md §14), as the link received it whole: what the
+/// board saw from the host's last scan (`since_ms`) to the end of the span (`until_ms`), after
+/// which the live scans go on.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct BoardHistory {
+    /// The boot that saw it.
+    pub boot_id: u32,
+    /// Board time of the host's last scan before the span, ms (exclusive).
+    pub since_ms: u32,
+    /// Board time of the span's last scan, ms (inclusive): the live scans after the history
+    /// are those taken later.
+    pub until_ms: u32,
+    /// Every point's reading at `since_ms`, as the board holds it (dense index order).
+    #[serde(with = "crate::sensing::cells_serde")]
+    pub base: Vec<Cell>,
+    /// The changes in the span, oldest first, board times in (`since_ms`, `until_ms`].
+    pub changes: Vec<BoardChange>,
+    /// The button counters of the last live scan at or before `until_ms` (zero if none): the
+    /// baseline for the live scans that follow, whose presses up to `until_ms` are already in
+    /// `changes`.
+    #[serde(with = "crate::sensing::counters_serde")]
+    pub live_buttons: ButtonCounters,
 }
 
 /// One input to the session.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Input {
-    /// The link's handshake completed.
+    /// The link's handshake completed; the board is judged as it now lies (after a
+    /// reconnection, the moves made meanwhile inferred). [`LinkInfo::history`] says why no
+    /// history is replayed.
     LinkUp(LinkInfo),
+    /// The link's handshake completed and the board's history of the time the host was away
+    /// came whole (PROTOCOL.md §14): the session replays it in board time, as if the host had
+    /// never been away, then takes the live scans that follow.
+    LinkResumed {
+        /// The board.
+        info: LinkInfo,
+        /// What it saw meanwhile.
+        history: Box<BoardHistory>,
+    },
     /// The link was lost (unplugged, silent, reset).
     LinkDown {
         /// Why, for people.

@@ -21,7 +21,9 @@ use crate::referee::{CommandError, GameSetup, Observation, Referee, RefereeConfi
 use crate::rules::{Color, GameRecord};
 use crate::sensing::{Cell, Stabiliser, StabiliserConfig, StabiliserStats};
 pub use checkpoint::{Beat, RestoreError};
-pub use input::{ClockButton, Command, Input, LinkInfo};
+pub use input::{
+    BoardChange, BoardHistory, ClockButton, Command, HistoryStatus, Input, LinkInfo, ResumePoint,
+};
 pub use moves::{move_views, MoveView};
 
 use smartgoban_protocol::{Button, ButtonCounters, Scan, Side};
@@ -210,6 +212,11 @@ impl Session {
                 self.link_up(info);
                 Ok(())
             }
+            // TODO(issue 13): replay the history; until then, judged like a plain reconnection
+            Input::LinkResumed { info, .. } => {
+                self.link_up(info);
+                Ok(())
+            }
             Input::LinkDown { reason } => {
                 self.link_down(reason);
                 Ok(())
@@ -268,6 +275,14 @@ impl Session {
     /// The last settled physical board, if any.
     pub fn sensed(&self) -> Option<&crate::sensing::StoneGrid> {
         self.stabiliser.as_ref().and_then(|s| s.stable())
+    }
+
+    /// Where the session's knowledge of the board's scans ends (PROTOCOL.md §14): the board's
+    /// boot and the board time of the last scan taken in, once a version-3 board told its
+    /// boot. The link asks the board's history from there after a reconnection or a restart.
+    pub fn resume_point(&self) -> Option<ResumePoint> {
+        // TODO(issue 13): kept from the last scan of a version-3 session
+        None
     }
 
     /// The connected board, if the link is up.
@@ -684,6 +699,7 @@ mod tests {
         firmware_version: 1,
         device_id: 1,
         scan_rate_hz: 50,
+        ..LinkInfo::DEFAULT
     };
 
     fn session() -> Session {

@@ -281,6 +281,7 @@ mod tests {
         firmware_version: 1,
         device_id: 1,
         scan_rate_hz: 50,
+        ..LinkInfo::DEFAULT
     };
 
     /// A session with a clock, fed scans 20 ms apart from board time 0.

@@ -121,6 +121,7 @@ pub fn feed_at(session: &mut Session, bytes: &[u8], chunk: usize, start_ms: u64)
         while let Some(ev) = conn.poll_event() {
             let input = match ev {
                 LinkEvent::Up(info) => Input::LinkUp(info),
+                LinkEvent::Resumed { info, history } => Input::LinkResumed { info, history },
                 LinkEvent::Scan(scan) => Input::Scan(scan),
                 LinkEvent::Down { reason } => Input::LinkDown { reason },
                 LinkEvent::Rejected { .. } => continue,

@@ -43,6 +43,7 @@ impl Table {
                     firmware_version: 1,
                     device_id: 1,
                     scan_rate_hz: 50,
+                    ..Default::default()
                 }),
                 0,
             )
