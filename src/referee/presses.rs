@@ -1,0 +1,364 @@
+//! Presses and the clock: passes (G2), clock presses (R17.4, R22.6), flag falls (R22.5),
+//! resignation (G7).
+
+use super::*;
+
+impl Referee {
+    /// A pass (G2: an explicit act, never inferred from silence) at board time `at_ms`. Two
+    /// passes in a row enter scoring (R21.1).
+    pub fn on_pass(&mut self, color: Color, at_ms: u64) {
+        if matches!(self.phase, Phase::Finished | Phase::Paused) {
+            return;
+        }
+        if self.ambiguous.is_some() {
+            self.stats.ignored_passes += 1;
+            return;
+        }
+        let out_of_turn = color != self.game.to_move();
+        if out_of_turn && self.config.policy == Policy::Rules {
+            // A pass is no move of the side not to move: nothing to record.
+            self.stats.ignored_passes += 1;
+            return;
+        }
+        self.commit_last();
+        let before = self.last_grid.clone();
+        self.record_pass(color, at_ms);
+        if out_of_turn {
+            let grid = before.unwrap_or_else(|| StoneGrid::from_board(self.game.board()));
+            self.flag(
+                ViolationCode::TwoMovesInARow,
+                color,
+                Vec::new(),
+                format!("{} passed when it was not its turn", color.as_str()),
+                &grid,
+                BoardDiff::default(),
+            );
+        }
+        if let Some(last) = &mut self.last {
+            last.committed = true;
+        }
+        // R21.1: both sides passed one after the other (two passes by one side are not it)
+        let both_passed = match self.record.moves.as_slice() {
+            [.., a, b] => a.point.is_none() && b.point.is_none() && a.color != b.color,
+            _ => false,
+        };
+        if both_passed && matches!(self.phase, Phase::Play) {
+            self.phase = Phase::Scoring;
+            self.resume_phase = Phase::Scoring;
+            self.dead_lifted.clear();
+            self.push_phase();
+            self.propose_count();
+        }
+    }
+
+    /// `color` presses its clock button at board time `at_ms` (R17.4, R22.6). A press commits
+    /// the move just made; a press before the stone (or while placing it), or with captured
+    /// stones still on the board, is a warning — the press stands, the clock reading is not
+    /// corrected. A press without any stone is a warning and leaves the clock with the
+    /// presser, whose turn it still is. A press by the side whose turn it is not is ignored.
+    ///
+    /// Returns [`PressOutcome::Switch`] with the move the press commits when the clock is to
+    /// switch to the other side.
+    pub fn on_clock(&mut self, color: Color, at_ms: u64) -> PressOutcome {
+        if matches!(self.phase, Phase::Finished | Phase::Paused | Phase::Setup) {
+            self.stats.ignored_presses += 1;
+            return PressOutcome::Stay;
+        }
+        if self.ambiguous.is_some() || self.phase == Phase::Desync {
+            // nothing to judge a press against (the board held for the referee is not in the
+            // record yet; or the board is out of step with the record, e.g. moves made while
+            // the board or the service was away that no order explains): the press stands as
+            // the players made it (R17.6: the board is put right first)
+            return PressOutcome::Stands;
+        }
+        let grid = self
+            .last_grid
+            .clone()
+            .unwrap_or_else(|| StoneGrid::from_board(self.game.board()));
+        // The press belongs to the presser's last move not yet pressed, even if the opponent
+        // has answered since (a quick reply, or one on the same settled board).
+        // without a clock, moves answered before this press are past pressing for
+        let timed = self.timed;
+        let owed = &mut self.unpressed[side(color)];
+        owed.retain(|u| timed || u.answered_at.is_none_or(|t| at_ms < t));
+        // the newest move already down when pressed (older ones lost their press, e.g. while
+        // the board was away), else the oldest still coming (a press before its stone)
+        let pick = owed
+            .iter()
+            .rposition(|u| u.placed_at <= at_ms)
+            .or((!owed.is_empty()).then_some(0));
+        let for_move = pick.map(|i| {
+            let u = owed[i];
+            owed.drain(..=i);
+            u
+        });
+        if let Some(u) = for_move {
+            let (placed_at, point) = (u.placed_at, u.point);
+            if let Some(l) = self.last.as_mut().filter(|l| l.color == color) {
+                l.pressed = true;
+                l.committed = true;
+            }
+            let outcome = PressOutcome::Switch {
+                move_number: u.number,
+            };
+            let pending_now = self.last.as_ref().is_some_and(|l| l.color == color);
+            if point.is_some() && at_ms < placed_at {
+                let detail = format!(
+                    "{} pressed the clock {} ms before its stone was down",
+                    color.as_str(),
+                    placed_at - at_ms
+                );
+                self.flag(
+                    ViolationCode::ClockBeforeStone,
+                    color,
+                    point.into_iter().collect(),
+                    detail,
+                    &grid,
+                    BoardDiff::default(),
+                );
+            } else if pending_now && self.pending.iter().any(|&(_, v)| v == color.opposite()) {
+                let points = self
+                    .pending
+                    .iter()
+                    .filter(|&&(_, v)| v == color.opposite())
+                    .map(|&(p, _)| p)
+                    .collect();
+                let detail = format!(
+                    "{} pressed the clock with captured stones still on the board: lift them",
+                    color.as_str()
+                );
+                self.flag(
+                    ViolationCode::ClockBeforeCaptures,
+                    color,
+                    points,
+                    detail,
+                    &grid,
+                    BoardDiff::default(),
+                );
+            }
+            return outcome;
+        }
+        if color == self.game.to_move() {
+            // A stone of the presser's colour stacked on an occupied point looks like this
+            // (C5/O13); otherwise the clock was pressed before any stone (R17.4).
+            if let Some(p) = self.stacked_stone(color) {
+                let detail = format!(
+                    "{} put a stone on {}, which already holds a stone: counts as a pass",
+                    color.as_str(),
+                    self.gtp(p)
+                );
+                self.commit_last();
+                self.record_pass(color, at_ms);
+                self.unpressed[side(color)].pop(); // this press is its press
+                if let Some(l) = &mut self.last {
+                    l.pressed = true;
+                    l.committed = true;
+                }
+                // the stacked stone comes off: the point shows its own stone again
+                let fix = BoardDiff {
+                    restore: self
+                        .game
+                        .board()
+                        .get(p)
+                        .map(|own| vec![(p, own)])
+                        .unwrap_or_default(),
+                    remove: Vec::new(),
+                };
+                self.flag(
+                    ViolationCode::OccupiedPoint,
+                    color,
+                    vec![p],
+                    detail,
+                    &grid,
+                    fix,
+                );
+            } else {
+                let detail = format!(
+                    "{} pressed the clock without playing a stone",
+                    color.as_str()
+                );
+                self.flag(
+                    ViolationCode::ClockBeforeStone,
+                    color,
+                    Vec::new(),
+                    detail,
+                    &grid,
+                    BoardDiff::default(),
+                );
+                return PressOutcome::Stay;
+            }
+            return PressOutcome::Switch {
+                move_number: self.game.move_number(),
+            };
+        }
+        self.stats.ignored_presses += 1;
+        PressOutcome::Stay
+    }
+
+    /// Whether a press by `color` at board time `at_ms` has a move of its own to commit now
+    /// (else it may be for a stone still going down: R17.4).
+    pub fn owes_press(&self, color: Color, at_ms: u64) -> bool {
+        self.unpressed[side(color)]
+            .iter()
+            .any(|u| self.timed || u.answered_at.is_none_or(|t| at_ms < t))
+            || (color == self.game.to_move() && self.stacked_stone(color).is_some())
+    }
+
+    /// A stone of `color` read on a point that holds the other colour: stacked on it
+    /// (C5/O13), or a misread.
+    pub(super) fn stacked_stone(&self, color: Color) -> Option<Point> {
+        self.anomalies
+            .iter()
+            .copied()
+            .find(|&p| self.last_grid.as_ref().and_then(|g| g.get(p)) == Some(color))
+    }
+
+    /// Whether a game clock is in use (presses come only from the side whose time runs).
+    pub fn set_timed(&mut self, timed: bool) {
+        self.timed = timed;
+    }
+
+    /// `color`'s last move (a pass) switched the clock by itself: no press is owed for it.
+    pub fn pass_pressed(&mut self, color: Color) {
+        let owed = &mut self.unpressed[side(color)];
+        if owed.last().is_some_and(|u| u.point.is_none()) {
+            owed.pop();
+        }
+    }
+
+    /// The clock's reading for move `number` (1-based, moves and passes) at the press that
+    /// committed it: `time_left_ms` in main time or the current period, `periods` left in
+    /// overtime (SGF `BL`/`WL`, `OB`/`OW`). Unknown numbers are ignored.
+    pub fn set_move_time(&mut self, number: u32, time_left_ms: u64, periods: Option<u32>) {
+        if let Some(m) = number
+            .checked_sub(1)
+            .and_then(|i| self.record.moves.get_mut(i as usize))
+        {
+            m.time_left_ms = Some(time_left_ms);
+            m.periods_left = periods;
+        }
+    }
+
+    /// `color`'s time ran out at board time `at_ms` (R22.5, O14.5): `time_expired`, ruled by
+    /// `ruling`: the game is lost; or (R22.5, on the counted player's request) the turn counts
+    /// as a pass with a warning and the game goes on; or the referee decides
+    /// ([`Referee::rule_time_up`]) while the violation stays open.
+    pub fn on_time_expired(&mut self, color: Color, at_ms: u64, ruling: FlagRuling) {
+        if matches!(self.phase, Phase::Finished) {
+            return;
+        }
+        let grid = self
+            .last_grid
+            .clone()
+            .unwrap_or_else(|| StoneGrid::from_board(self.game.board()));
+        if ruling == FlagRuling::AskReferee {
+            let detail = format!(
+                "{}'s time is up: the referee rules a loss, or a pass with a warning (R22.5)",
+                color.as_str()
+            );
+            let sanction = Sanction {
+                penalty: Penalty::Referee,
+                warning: false,
+            };
+            self.flag_sanctioned(
+                ViolationCode::TimeExpired,
+                sanction,
+                color,
+                Vec::new(),
+                detail,
+                &grid,
+                BoardDiff::default(),
+            );
+            return;
+        }
+        if ruling == FlagRuling::Pass && self.game.to_move() == color {
+            self.commit_last();
+            self.record_pass(color, at_ms);
+            let detail = format!(
+                "{}'s time is up in the last counted unit: the turn counts as a pass with a warning, counting goes on",
+                color.as_str()
+            );
+            let sanction = Sanction {
+                penalty: Penalty::MoveInvalid,
+                warning: true,
+            };
+            self.flag_sanctioned(
+                ViolationCode::TimeExpired,
+                sanction,
+                color,
+                Vec::new(),
+                detail,
+                &grid,
+                BoardDiff::default(),
+            );
+            let id = self.violations.len() as u32;
+            self.close(id, "counted_as_pass");
+        } else {
+            let detail = if self.config.policy == Policy::AcceptAsPlayed {
+                format!(
+                    "{}'s time is up (noted; every act stands as played)",
+                    color.as_str()
+                )
+            } else {
+                format!("{}'s time is up: the game is lost", color.as_str())
+            };
+            self.flag(
+                ViolationCode::TimeExpired,
+                color,
+                Vec::new(),
+                detail,
+                &grid,
+                BoardDiff::default(),
+            );
+        }
+    }
+
+    /// The referee rules on a flag fall left to it (R22.5): a pass with a warning (`as_pass`)
+    /// or the loss. Returns the side whose time was up.
+    ///
+    /// # Errors
+    /// [`CommandError::NoViolation`] when no flag fall waits for a ruling.
+    pub fn rule_time_up(&mut self, as_pass: bool, at_ms: u64) -> Result<Color, CommandError> {
+        let Some(v) = self
+            .violations
+            .iter()
+            .find(|v| v.open && v.code == ViolationCode::TimeExpired)
+            .cloned()
+        else {
+            return Err(CommandError::NoViolation(0));
+        };
+        if as_pass {
+            self.close(v.id, "counted_as_pass");
+            if self.game.to_move() == v.color {
+                self.commit_last();
+                self.record_pass(v.color, at_ms);
+            }
+            self.note_on_last(&format!(
+                "{} ({}): time up, counted as a pass with a warning by the referee",
+                v.code.as_str(),
+                v.clause
+            ));
+            self.give_warning(v.color);
+        } else {
+            self.close(v.id, "loss");
+            self.finish(GameResult {
+                winner: Some(v.color.opposite()),
+                reason: "time",
+                re: format!("{}+T", v.color.opposite().sgf_letter()),
+            });
+        }
+        Ok(v.color)
+    }
+
+    /// `loser` resigns (G7): the game is over.
+    pub fn on_resign(&mut self, loser: Color) {
+        if self.phase == Phase::Finished {
+            return;
+        }
+        self.finish(GameResult {
+            winner: Some(loser.opposite()),
+            reason: "resignation",
+            re: result::resignation_re(loser),
+        });
+    }
+}

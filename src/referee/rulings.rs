@@ -1,0 +1,331 @@
+//! The referee's and organiser's commands: results, warnings, pause and resume, sealed moves,
+//! colours, rulings on violations, corrections of the record.
+
+use super::*;
+
+impl Referee {
+    /// The referee (or the tournament director) enters the result: `re` as SGF writes it.
+    pub fn set_result(&mut self, re: &str) {
+        self.finish(GameResult {
+            winner: result::winner_from_re(re),
+            reason: "referee",
+            re: re.trim().to_string(),
+        });
+    }
+
+    /// The referee decides the game (R17.5, R17.6, R20.3).
+    pub fn adjudicate(&mut self, decision: Adjudication) {
+        let (winner, re) = match decision {
+            Adjudication::Win(c) => (Some(c), format!("{}+F", c.sgf_letter())),
+            Adjudication::Draw => (None, "0".to_string()),
+            Adjudication::BothLose => (None, "Void".to_string()),
+            Adjudication::Replay => (None, "Void".to_string()),
+            Adjudication::NoResult => (None, "?".to_string()),
+        };
+        self.finish(GameResult {
+            winner,
+            reason: "referee",
+            re,
+        });
+    }
+
+    /// A warning given by the referee (R24.1); a second one loses the game (R24.2).
+    pub fn warn(&mut self, color: Color, reason: &str) -> Result<(), CommandError> {
+        if self.phase == Phase::Finished {
+            return Err(CommandError::WrongPhase(self.phase.as_str()));
+        }
+        let reason = reason.trim();
+        self.note_on_last(&format!(
+            "warning to {} by the referee (R24): {reason}",
+            color.as_str()
+        ));
+        self.give_warning_for(color, Some(reason.to_string()));
+        Ok(())
+    }
+
+    /// Pauses play (the referee): boards are not judged until [`Referee::resume`].
+    pub fn pause(&mut self) -> Result<(), CommandError> {
+        if matches!(self.phase, Phase::Finished | Phase::Paused) {
+            return Err(CommandError::WrongPhase(self.phase.as_str()));
+        }
+        self.resume_phase = self.phase;
+        self.phase = Phase::Paused;
+        self.push_phase();
+        Ok(())
+    }
+
+    /// Resumes play; a sealed move (C5) is played first — as a pass if its point is occupied
+    /// (O13). The board as it lies is then judged.
+    pub fn resume(&mut self) -> Result<(), CommandError> {
+        if self.phase != Phase::Paused {
+            return Err(CommandError::WrongPhase(self.phase.as_str()));
+        }
+        self.phase = self.resume_phase;
+        self.push_phase();
+        let sealed_move = self.sealed.is_some();
+        if let Some(sealed) = self.sealed.take() {
+            let occupied = sealed.point.is_none_or(|p| {
+                self.game.board().get(p).is_some() || self.game.preview(sealed.color, p).is_err()
+            });
+            self.commit_last();
+            if occupied {
+                self.record_pass(sealed.color, self.now_ms);
+            } else if let Some(p) = sealed.point {
+                if let Ok(outcome) = self.game.play(sealed.color, Some(p)) {
+                    self.record
+                        .moves
+                        .push(RecordedMove::new(sealed.color, Some(p)));
+                    self.events.push_back(EventKind::Move {
+                        color: sealed.color,
+                        point: self.gtp(p),
+                        sgf: p.to_sgf(),
+                        number: outcome.number,
+                        captured: outcome.captured.iter().map(|&c| self.gtp(c)).collect(),
+                    });
+                    self.last = Some(LastMove {
+                        color: sealed.color,
+                        point: Some(p),
+                        placed_at: self.now_ms,
+                        recorded_at: self.now_ms,
+                        pending_before: self.pending.clone(),
+                        committed: true,
+                        pressed: true,
+                    });
+                }
+            }
+        }
+        if let (Some(grid), false) = (self.last_grid.clone(), sealed_move) {
+            self.flag_played_while_paused(&grid);
+        }
+        self.rejudge_last_board();
+        Ok(())
+    }
+
+    /// Stones that went down while the clock was stopped (R22.8) are no moves until the
+    /// referee accepts them: flagged, set aside (their fix is to lift them).
+    pub(super) fn flag_played_while_paused(&mut self, grid: &StoneGrid) {
+        let steps = match explain(&self.game, &self.pending, grid) {
+            Verdict::Moves { steps, .. } => steps,
+            Verdict::OutOfTurn { step, .. } => vec![step],
+            Verdict::Illegal { color, point, .. } => vec![Step {
+                color,
+                point,
+                captured: Vec::new(),
+                hidden: false,
+            }],
+            _ => return,
+        };
+        let points: Vec<Point> = steps.iter().map(|s| s.point).collect();
+        let detail = format!(
+            "{} played {} while the clock was stopped: it counts once the referee accepts it",
+            steps[0].color.as_str(),
+            points
+                .iter()
+                .map(|&p| self.gtp(p))
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+        let fix = BoardDiff {
+            restore: Vec::new(),
+            remove: points.clone(),
+        };
+        self.flag(
+            ViolationCode::PlayedWhilePaused,
+            steps[0].color,
+            points,
+            detail,
+            grid,
+            fix,
+        );
+    }
+
+    /// Adjournment (C5): `sealed` is kept secret and play pauses; it is played on
+    /// [`Referee::resume`].
+    pub fn seal_move(&mut self, sealed: SealedMove) -> Result<(), CommandError> {
+        if let Some(p) = sealed.point {
+            if p.x >= self.size() || p.y >= self.size() {
+                return Err(CommandError::BadPoint(p.to_sgf()));
+            }
+        }
+        self.pause()?;
+        self.sealed = Some(sealed);
+        Ok(())
+    }
+
+    /// R17.1: the players took the wrong colours; up to move 10 the referee swaps the players
+    /// (the stones stay where they are).
+    pub fn swap_colors(&mut self) -> Result<(), CommandError> {
+        let n = self.game.move_number();
+        if n > 10 {
+            return Err(CommandError::TooLateToSwap(n));
+        }
+        let info = &mut self.record.info;
+        std::mem::swap(&mut info.black, &mut info.white);
+        std::mem::swap(&mut info.black_rank, &mut info.white_rank);
+        let ids: Vec<u32> = self
+            .violations
+            .iter()
+            .filter(|v| v.open && v.code == ViolationCode::WrongColors)
+            .map(|v| v.id)
+            .collect();
+        for id in ids {
+            self.close(id, "colors_swapped");
+        }
+        Ok(())
+    }
+
+    /// The referee settles violation `id`.
+    pub fn resolve(&mut self, id: u32, ruling: Ruling) -> Result<(), CommandError> {
+        let Some(v) = self
+            .violations
+            .iter()
+            .find(|v| v.id == id && v.open)
+            .cloned()
+        else {
+            return Err(CommandError::NoViolation(id));
+        };
+        match ruling {
+            Ruling::PutBack => {
+                if v.needs_board_fix {
+                    // stays open until the board is put back
+                    self.events.push_back(EventKind::ViolationResolved {
+                        id,
+                        how: "put_back_ordered".into(),
+                    });
+                } else {
+                    self.close(id, "put_back");
+                }
+                Ok(())
+            }
+            Ruling::AcceptAsPlayed => match v.code {
+                ViolationCode::TwoMovesInARow if v.needs_board_fix => {
+                    let (Some(&point), Some(grid)) = (v.points.first(), self.last_grid.clone()) else {
+                        return Err(CommandError::CannotAccept(id, "the stone is no longer on the board".into()));
+                    };
+                    if grid.get(point) != Some(v.color) {
+                        return Err(CommandError::CannotAccept(id, "the stone is no longer on the board".into()));
+                    }
+                    let Ok(preview) = self.game.preview(v.color, point) else {
+                        return Err(CommandError::CannotAccept(id, "the stone is illegal there".into()));
+                    };
+                    let step = Step {
+                        color: v.color,
+                        point,
+                        captured: preview.captured,
+                        hidden: false,
+                    };
+                    let at = self.now_ms;
+                    let changed = vec![at; grid.iter().count()];
+                    let obs = Observation {
+                        grid: &grid,
+                        at_ms: at,
+                        changed_at: &changed,
+                    };
+                    self.record_steps(std::slice::from_ref(&step), obs);
+                    self.note_on_last(&format!("{} ({}): accepted as played by the referee", v.code.as_str(), v.clause));
+                    self.close(id, "accepted");
+                    self.on_board(obs);
+                    Ok(())
+                }
+                ViolationCode::Takeback => self.accept_takeback(&v),
+                ViolationCode::PlayedWhilePaused => {
+                    // the stones are judged as played now
+                    self.close(id, "accepted");
+                    self.rejudge_last_board();
+                    Ok(())
+                }
+                ViolationCode::MovedStone | ViolationCode::BoardDisturbed => {
+                    Err(CommandError::CannotAccept(
+                        id,
+                        "the record keeps the stones where they were played; put the stones back or adjudicate".into(),
+                    ))
+                }
+                _ => {
+                    self.close(id, "accepted");
+                    Ok(())
+                }
+            },
+        }
+    }
+
+    /// R17.3 ruling: the referee lets a takeback stand. The taken-back move (the last one)
+    /// leaves the record (`move_undone`; the clock gives back its time), the violation's
+    /// warning stays, and the board as it stands is judged again (a stone played elsewhere
+    /// becomes the move).
+    pub(super) fn accept_takeback(&mut self, v: &Violation) -> Result<(), CommandError> {
+        let is_last = self.last.as_ref().is_some_and(|l| {
+            l.color == v.color && l.point.is_some() && l.point == v.points.first().copied()
+        });
+        if !is_last {
+            return Err(CommandError::CannotAccept(
+                v.id,
+                "only the last move can be taken back; put the stone back or adjudicate".into(),
+            ));
+        }
+        self.undo_last();
+        self.note_at(
+            self.record.moves.len().saturating_sub(1),
+            &format!(
+                "{} ({}): a move was taken back with the referee's leave",
+                v.code.as_str(),
+                v.clause
+            ),
+        );
+        self.close(v.id, "accepted");
+        self.rejudge_last_board();
+        Ok(())
+    }
+
+    /// Judges the last settled board again after a ruling changed the record (every point
+    /// dated now: a ruling is no clock fault of anyone's).
+    pub(super) fn rejudge_last_board(&mut self) {
+        if let Some(grid) = self.last_grid.clone() {
+            let at = self.now_ms;
+            let changed = vec![at; grid.iter().count()];
+            self.on_board(Observation {
+                grid: &grid,
+                at_ms: at,
+                changed_at: &changed,
+            });
+        }
+    }
+
+    /// The referee corrects move `number` (1-based) to `point` (`None`: a pass): the record's
+    /// main line is replaced and replayed; refused if a later move becomes illegal.
+    pub fn correct_move(&mut self, number: u32, point: Option<Point>) -> Result<(), CommandError> {
+        let i = number.checked_sub(1).map(|i| i as usize);
+        let Some(i) = i.filter(|&i| i < self.record.moves.len()) else {
+            return Err(CommandError::NoSuchMove(number));
+        };
+        let mut moves = self.record.moves.clone();
+        moves[i].point = point;
+        let mut game =
+            Game::with_setup(self.size(), &self.record.setup, self.record.first_to_move())
+                .map_err(|e| CommandError::CorrectionBreaks {
+                    number,
+                    why: e.to_string(),
+                })?;
+        for (k, m) in moves.iter().enumerate() {
+            game.play(m.color, m.point)
+                .map_err(|e| CommandError::CorrectionBreaks {
+                    number: k as u32 + 1,
+                    why: e.to_string(),
+                })?;
+        }
+        let color = moves[i].color;
+        self.record.moves = moves;
+        self.game = game;
+        self.pending.clear();
+        self.last = None;
+        self.events.push_back(EventKind::MoveCorrected {
+            number,
+            color,
+            point: point.map(|p| self.gtp(p)),
+        });
+        self.note_at(i, "corrected by the referee");
+        if let Some(grid) = self.last_grid.clone() {
+            self.refresh_guidance(&grid);
+        }
+        Ok(())
+    }
+}
