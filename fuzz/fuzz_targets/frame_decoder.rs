@@ -100,6 +100,13 @@ fn round_trip(frame: &Frame) {
     if let Message::Scan(scan) = &frame.message {
         assert_eq!(scan.cells.iter().count(), scan.cells.len());
     }
+    if let Message::HistoryChunk(chunk) = &frame.message {
+        assert_eq!(chunk.timed().count(), chunk.len());
+        let _ = chunk.last_ms();
+    }
+    if let Message::HistoryInfo(info) = &frame.message {
+        assert_eq!(info.base.iter().count(), info.board_size().points());
+    }
     if let Message::LedFrame(led) = &frame.message {
         let points = led.board_size().points();
         for i in 0..points {

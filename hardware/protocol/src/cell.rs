@@ -159,6 +159,19 @@ impl PackedCells {
         }
     }
 
+    /// Writes the cells, in point index order (§6), to the start of `out`, four to a byte as
+    /// they are packed; returns how many: [`PackedCells::len`], or `out.len()` if `out` is
+    /// shorter (the rest is not written).
+    pub fn unpack_into(&self, out: &mut [Cell]) -> usize {
+        let n = self.len().min(out.len());
+        for (chunk, &byte) in out[..n].chunks_mut(4).zip(self.bytes.iter()) {
+            for (k, cell) in chunk.iter_mut().enumerate() {
+                *cell = Cell::from_bits(byte >> (2 * k));
+            }
+        }
+        n
+    }
+
     /// The cells in point order (index 0 first), `len()` of them.
     pub fn iter(&self) -> Cells<'_> {
         Cells {
@@ -224,6 +237,24 @@ impl FusedIterator for Cells<'_> {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unpack_into_gives_what_iter_gives() {
+        for n in [9u8, 13, 19] {
+            let size = BoardSize::new(n).unwrap();
+            let mut cells = PackedCells::new(size);
+            for i in 0..cells.len() {
+                cells.set(i, Cell::from_bits((i * 7 + i / 3) as u8));
+            }
+            let mut out = [Cell::Uncertain; 400];
+            assert_eq!(cells.unpack_into(&mut out), cells.len());
+            assert!(out[..cells.len()].iter().copied().eq(cells.iter()));
+            assert!(out[cells.len()..].iter().all(|&c| c == Cell::Uncertain));
+            let mut short = [Cell::Uncertain; 10];
+            assert_eq!(cells.unpack_into(&mut short), 10);
+            assert!(short.iter().copied().eq(cells.iter().take(10)));
+        }
+    }
 
     #[test]
     fn cell_bits_round_trip() {

@@ -1,4 +1,4 @@
-//! Error types: [`DecodeError`] for bytes that are not a valid v1 frame, [`EncodeError`] for an
+//! Error types: [`DecodeError`] for bytes that are not a valid frame, [`EncodeError`] for an
 //! output buffer that is too small, and the two constructor errors [`InvalidBoardSize`] and
 //! [`CellCountError`] (hardware/PROTOCOL.md §9).
 
@@ -9,7 +9,8 @@ use core::fmt;
 /// Each bad frame on the wire gives exactly one `DecodeError`, and decoding resumes with the
 /// byte after its `0x00` delimiter. Checks run in this order: delimiting ([`TooLong`]), COBS
 /// ([`Cobs`]), length ([`TooShort`]), checksum ([`Crc`]), kind ([`UnknownKind`]), then the
-/// payload ([`BadLength`], [`BadBoardSize`], [`BadAccepted`], [`BadPadding`], [`BadEffect`]).
+/// payload ([`BadLength`], [`BadBoardSize`], [`BadAccepted`], [`BadPadding`], [`BadEffect`],
+/// [`BadStatus`], [`BadEntry`]).
 ///
 /// [`TooLong`]: DecodeError::TooLong
 /// [`Cobs`]: DecodeError::Cobs
@@ -21,6 +22,8 @@ use core::fmt;
 /// [`BadAccepted`]: DecodeError::BadAccepted
 /// [`BadPadding`]: DecodeError::BadPadding
 /// [`BadEffect`]: DecodeError::BadEffect
+/// [`BadStatus`]: DecodeError::BadStatus
+/// [`BadEntry`]: DecodeError::BadEntry
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum DecodeError {
     /// The bytes between two delimiters are not valid COBS (a code byte points past the end of
@@ -44,12 +47,14 @@ pub enum DecodeError {
         /// The value carried in the frame's last four bytes (little-endian).
         actual: u32,
     },
-    /// The `kind` byte is not a message of this crate: `0x00`, `0x07..=0x0F`, or `0x11..=0xFF`
+    /// The `kind` byte is not a message of this crate: `0x00`, `0x09..=0x0F`, or `0x13..=0xFF`
     /// (reserved for later versions, §10).
     UnknownKind(u8),
-    /// The payload length does not fit the kind (§5). For a `Scan` whose payload ends before
-    /// its 15-byte header does, `expected` is that header length (15); otherwise it is the
-    /// exact length for the board size it names.
+    /// The payload length does not fit the kind (§5). For a `Scan`, `HistoryInfo`, `LedFrame`
+    /// or `HistoryChunk` whose payload ends before its header does, `expected` is that header
+    /// length; otherwise it is the exact length for the board size (or, for a `HistoryChunk`,
+    /// the `count`) it names, and for a `HistoryChunk` whose `count` is above 58 the longest
+    /// chunk's, 246 (§5.11).
     BadLength {
         /// The message `kind` byte.
         kind: u8,
@@ -68,6 +73,24 @@ pub enum DecodeError {
     /// An `LedFrame` palette entry's effect byte is invalid (kind 3, or a period that does not
     /// fit its kind, §13). The field is the byte.
     BadEffect(u8),
+    /// A `HistoryInfo` or `HistoryChunk` status byte the kind does not define, or a status
+    /// other than `Ok` with data only `Ok` carries: a `HistoryInfo` with `entries` ≠ 0 or a
+    /// `base` byte ≠ 0, a `HistoryChunk` with `count` ≠ 0 (§5.9, §5.11).
+    BadStatus {
+        /// The message `kind` byte.
+        kind: u8,
+        /// The status byte.
+        status: u8,
+    },
+    /// An invalid `HistoryChunk` entry (§5.11): a reserved `what` (361–503, 510), a non-zero bit
+    /// 13–15 of its code, `from`/`to` bits on a press or a filler, or a point with `from` =
+    /// `to`.
+    BadEntry {
+        /// Its place in the chunk, 0..=57.
+        index: u8,
+        /// Its `code`.
+        code: u16,
+    },
 }
 
 impl fmt::Display for DecodeError {
@@ -105,6 +128,13 @@ impl fmt::Display for DecodeError {
             }
             DecodeError::BadPadding => f.write_str("unused bits of the last cell byte are not 0"),
             DecodeError::BadEffect(byte) => write!(f, "LED effect byte {byte:#04x} is invalid"),
+            DecodeError::BadStatus { kind, status } => write!(
+                f,
+                "message kind {kind:#04x}: status {status} is undefined or contradicts its fields"
+            ),
+            DecodeError::BadEntry { index, code } => {
+                write!(f, "history entry {index} has the invalid code {code:#06x}")
+            }
         }
     }
 }

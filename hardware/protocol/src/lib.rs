@@ -1,5 +1,6 @@
-//! The smartgoban serial protocol, version 2 (version 1 plus LED frames): the bytes the board (an RP2040 reading a 19×19
-//! sensor grid) and the host (the Raspberry Pi service) exchange over USB CDC serial.
+//! The smartgoban serial protocol, version 3 (version 1 plus LED frames in version 2 and the
+//! board's history in version 3): the bytes the board (an RP2040 reading a 19×19 sensor grid)
+//! and the host (the Raspberry Pi service) exchange over USB CDC serial.
 //!
 //! `hardware/PROTOCOL.md` is the single source of truth; every item here names the section it
 //! implements (§N below means a section of that file). This crate is `#![no_std]`, needs no
@@ -11,8 +12,10 @@
 //!   [`DecodeError`]s; it resynchronises on the next `0x00` after any bad frame (§9).
 //! - [`Frame::decode_raw`] is the pure check of one COBS-decoded frame, used by the decoder.
 //! - [`Message`] holds the messages: [`Hello`], [`HelloAck`], [`Scan`], [`Ping`], [`Pong`]
-//!   (§5, both versions) and, from version 2, [`LedFrame`] and [`LedAck`] (§5.6, §5.7, §13); a
-//!   [`Scan`] carries [`PackedCells`] (2 bits per point, §6) and [`ButtonCounters`] (§7).
+//!   (§5, every version), from version 2 [`LedFrame`] and [`LedAck`] (§5.6, §5.7, §13), and
+//!   from version 3 the board's history, [`HistoryOpen`], [`HistoryInfo`], [`HistoryPull`] and
+//!   [`HistoryChunk`] of [`HistoryEntry`]s (§5.8–§5.11, §14); a [`Scan`] carries
+//!   [`PackedCells`] (2 bits per point, §6) and [`ButtonCounters`] (§7).
 //!
 //! ```
 //! use smartgoban_protocol::{encode, Feed, Frame, FrameDecoder, Hello, Message, MAX_FRAME_LEN};
@@ -54,6 +57,7 @@ mod checksum;
 mod decoder;
 mod error;
 mod frame;
+mod history;
 mod led;
 mod message;
 pub mod timing;
@@ -65,6 +69,11 @@ pub use checksum::crc32c;
 pub use decoder::{Feed, FrameDecoder, Frames};
 pub use error::{CellCountError, DecodeError, EncodeError, InvalidBoardSize};
 pub use frame::{encode, frames_lost, Frame};
+pub use history::{
+    ChunkEntries, ChunkStatus, HistoryChunk, HistoryEntry, HistoryEvent, HistoryInfo, HistoryOpen,
+    HistoryPull, InfoStatus, PushError, TimedEntries, TimedEntry, ENTRY_LEN, MAX_CHUNK_ENTRIES,
+    MAX_POINT_INDEX, WINDOW_CHUNKS, WINDOW_ENTRIES,
+};
 pub use led::{
     LedAck, LedCells, LedEffect, LedFrame, LedPaint, MAX_LED_CELL_BYTES, PAINT_LEN, PALETTE_LEN,
 };
@@ -72,11 +81,18 @@ pub use message::{Direction, Hello, HelloAck, Message, MessageKind, Ping, Pong, 
 
 /// The highest protocol version this crate speaks: sent in [`Hello::protocol_version`] and
 /// [`HelloAck::protocol_version`] (§4, §11). Version 2 adds LED frames ([`LedFrame`],
-/// [`LedAck`]) to version 1.
-pub const PROTOCOL_VERSION: u8 = 2;
+/// [`LedAck`]) to version 1; version 3 adds the board's history ([`HistoryOpen`],
+/// [`HistoryInfo`], [`HistoryPull`], [`HistoryChunk`], §14).
+pub const PROTOCOL_VERSION: u8 = 3;
+
+/// The first protocol version with the board's history and boot id (§14).
+pub const HISTORY_VERSION: u8 = 3;
+
+/// The first protocol version with LED frames (§5.6).
+pub const LED_VERSION: u8 = 2;
 
 /// The lowest protocol version this crate still speaks (§11): a session of version 1 has no
-/// LED frames.
+/// LED frames, one of version 1 or 2 no history.
 pub const MIN_PROTOCOL_VERSION: u8 = 1;
 
 /// The largest board side in points (19×19). Valid sizes are 9, 13 and 19 ([`BoardSize`], §5.3).
@@ -93,14 +109,21 @@ pub const DELIMITER: u8 = 0x00;
 /// Also the shortest possible raw frame (an empty payload).
 pub const RAW_OVERHEAD_LEN: usize = 6;
 
-/// The largest payload the board sends, in bytes: a 19×19 [`Scan`], 15 + 91 = 106 (§2.4).
+/// The largest payload the board sends, in bytes: a full [`HistoryChunk`], 14 + 4 × 58 = 246
+/// (§2.4; a 19×19 [`Scan`], 106, before version 3).
 pub const MAX_BOARD_PAYLOAD_LEN: usize = max(
     max(Hello::PAYLOAD_LEN, HelloAck::PAYLOAD_LEN),
     max(
         Scan::HEADER_LEN + MAX_CELL_BYTES,
         max(
-            Ping::PAYLOAD_LEN,
-            max(Pong::PAYLOAD_LEN, LedAck::PAYLOAD_LEN),
+            max(Ping::PAYLOAD_LEN, Pong::PAYLOAD_LEN),
+            max(
+                LedAck::PAYLOAD_LEN,
+                max(
+                    HistoryInfo::HEADER_LEN + MAX_CELL_BYTES,
+                    HistoryChunk::HEADER_LEN + ENTRY_LEN * MAX_CHUNK_ENTRIES,
+                ),
+            ),
         ),
     ),
 );
@@ -108,7 +131,10 @@ pub const MAX_BOARD_PAYLOAD_LEN: usize = max(
 /// The largest payload of any message, in bytes: a 19×19 [`LedFrame`], 67 + 181 = 248 (§2.4).
 pub const MAX_PAYLOAD_LEN: usize = max(
     MAX_BOARD_PAYLOAD_LEN,
-    LedFrame::HEADER_LEN + MAX_LED_CELL_BYTES,
+    max(
+        LedFrame::HEADER_LEN + MAX_LED_CELL_BYTES,
+        max(HistoryOpen::PAYLOAD_LEN, HistoryPull::PAYLOAD_LEN),
+    ),
 );
 
 /// The largest raw (COBS-decoded) frame in bytes: 6 + 248 = 254 (§2.4).
@@ -119,8 +145,9 @@ pub const MAX_RAW_FRAME_LEN: usize = RAW_OVERHEAD_LEN + MAX_PAYLOAD_LEN;
 /// this size always suffices for [`encode`].
 pub const MAX_FRAME_LEN: usize = cobs::max_encoding_length(MAX_RAW_FRAME_LEN) + 1;
 
-/// The largest frame the board sends, on the wire: a 19×19 [`Scan`], 112 + 1 + 1 = 114 bytes
-/// (§2.4). The firmware's transmit buffer needs no more.
+/// The largest frame the board sends, on the wire: a full [`HistoryChunk`], 252 + 1 + 1 = 254
+/// bytes (§2.4; 114, a 19×19 [`Scan`], before version 3). The firmware's transmit buffer needs
+/// no more.
 pub const MAX_BOARD_FRAME_LEN: usize =
     cobs::max_encoding_length(RAW_OVERHEAD_LEN + MAX_BOARD_PAYLOAD_LEN) + 1;
 
@@ -130,9 +157,10 @@ pub const MAX_BOARD_FRAME_LEN: usize =
 pub const DECODER_CAPACITY: usize = 512;
 
 /// The first `kind` reserved for later versions (host commands: scan rate, calibration).
-/// This crate rejects `0x11..=0xFF` with [`DecodeError::UnknownKind`] (§10); `0x10` is the
-/// version-2 [`LedFrame`].
-pub const FIRST_RESERVED_KIND: u8 = 0x11;
+/// This crate rejects `0x13..=0xFF` with [`DecodeError::UnknownKind`] (§10); `0x10` is the
+/// version-2 [`LedFrame`], `0x11` and `0x12` the version-3 [`HistoryOpen`] and
+/// [`HistoryPull`].
+pub const FIRST_RESERVED_KIND: u8 = 0x13;
 
 const fn max(a: usize, b: usize) -> usize {
     if a > b {
@@ -143,9 +171,9 @@ const fn max(a: usize, b: usize) -> usize {
 }
 
 const _: () = assert!(MAX_CELL_BYTES == 91);
-const _: () = assert!(MAX_BOARD_PAYLOAD_LEN == 106);
+const _: () = assert!(MAX_BOARD_PAYLOAD_LEN == 246);
 const _: () = assert!(MAX_PAYLOAD_LEN == 248);
 const _: () = assert!(MAX_RAW_FRAME_LEN == 254);
 const _: () = assert!(MAX_FRAME_LEN == 256);
-const _: () = assert!(MAX_BOARD_FRAME_LEN == 114);
+const _: () = assert!(MAX_BOARD_FRAME_LEN == 254);
 const _: () = assert!(MAX_FRAME_LEN - 1 <= DECODER_CAPACITY);

@@ -1,5 +1,6 @@
 //! The v1 messages and their payload layouts (hardware/PROTOCOL.md §5): [`Hello`],
-//! [`HelloAck`], [`Scan`], [`Ping`], [`Pong`], the [`Message`] enum over them, and
+//! [`HelloAck`], [`Scan`], [`Ping`], [`Pong`], the [`Message`] enum over them and over the
+//! messages of later versions (LED frames, §5.6–§5.7; the board's history, §5.8–§5.11), and
 //! [`MessageKind`], the `kind` byte. All multi-byte integers are little-endian.
 
 use crate::board_size::BoardSize;
@@ -7,6 +8,7 @@ use crate::buttons::ButtonCounters;
 use crate::cell::PackedCells;
 use crate::error::DecodeError;
 use crate::frame::Writer;
+use crate::history::{HistoryChunk, HistoryInfo, HistoryOpen, HistoryPull};
 use crate::led::{LedAck, LedFrame};
 use crate::PROTOCOL_VERSION;
 
@@ -20,8 +22,8 @@ pub enum Direction {
 }
 
 /// The `kind` byte, the first byte of every raw frame (hardware/PROTOCOL.md §2.2, §5).
-/// `0x06` and `0x10` came with version 2 (LED frames); `0x11..=0xFF` are reserved for later
-/// versions (§10).
+/// `0x06` and `0x10` came with version 2 (LED frames), `0x07`, `0x08`, `0x11` and `0x12` with
+/// version 3 (the board's history); `0x13..=0xFF` are reserved for later versions (§10).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(u8)]
 pub enum MessageKind {
@@ -37,20 +39,32 @@ pub enum MessageKind {
     Pong = 0x05,
     /// `0x06` [`LedAck`], board → host, version 2 (§5.7).
     LedAck = 0x06,
+    /// `0x07` [`HistoryInfo`], board → host, version 3 (§5.9).
+    HistoryInfo = 0x07,
+    /// `0x08` [`HistoryChunk`], board → host, version 3 (§5.11).
+    HistoryChunk = 0x08,
     /// `0x10` [`LedFrame`], host → board, version 2 (§5.6).
     LedFrame = 0x10,
+    /// `0x11` [`HistoryOpen`], host → board, version 3 (§5.8).
+    HistoryOpen = 0x11,
+    /// `0x12` [`HistoryPull`], host → board, version 3 (§5.10).
+    HistoryPull = 0x12,
 }
 
 impl MessageKind {
     /// Every kind, in `kind` byte order.
-    pub const ALL: [MessageKind; 7] = [
+    pub const ALL: [MessageKind; 11] = [
         MessageKind::Hello,
         MessageKind::HelloAck,
         MessageKind::Scan,
         MessageKind::Ping,
         MessageKind::Pong,
         MessageKind::LedAck,
+        MessageKind::HistoryInfo,
+        MessageKind::HistoryChunk,
         MessageKind::LedFrame,
+        MessageKind::HistoryOpen,
+        MessageKind::HistoryPull,
     ];
 
     /// The kind for a `kind` byte, or `None` if no version defines it.
@@ -62,7 +76,11 @@ impl MessageKind {
             0x04 => Some(MessageKind::Ping),
             0x05 => Some(MessageKind::Pong),
             0x06 => Some(MessageKind::LedAck),
+            0x07 => Some(MessageKind::HistoryInfo),
+            0x08 => Some(MessageKind::HistoryChunk),
             0x10 => Some(MessageKind::LedFrame),
+            0x11 => Some(MessageKind::HistoryOpen),
+            0x12 => Some(MessageKind::HistoryPull),
             _ => None,
         }
     }
@@ -75,12 +93,17 @@ impl MessageKind {
     /// Who sends this kind.
     pub const fn direction(self) -> Direction {
         match self {
-            MessageKind::Hello | MessageKind::Ping | MessageKind::LedFrame => {
-                Direction::HostToBoard
-            }
-            MessageKind::HelloAck | MessageKind::Scan | MessageKind::Pong | MessageKind::LedAck => {
-                Direction::BoardToHost
-            }
+            MessageKind::Hello
+            | MessageKind::Ping
+            | MessageKind::LedFrame
+            | MessageKind::HistoryOpen
+            | MessageKind::HistoryPull => Direction::HostToBoard,
+            MessageKind::HelloAck
+            | MessageKind::Scan
+            | MessageKind::Pong
+            | MessageKind::LedAck
+            | MessageKind::HistoryInfo
+            | MessageKind::HistoryChunk => Direction::BoardToHost,
         }
     }
 }
@@ -298,6 +321,14 @@ pub enum Message {
     LedAck(LedAck),
     /// `0x10`, host → board (version 2).
     LedFrame(LedFrame),
+    /// `0x11`, host → board (version 3).
+    HistoryOpen(HistoryOpen),
+    /// `0x07`, board → host (version 3).
+    HistoryInfo(HistoryInfo),
+    /// `0x12`, host → board (version 3).
+    HistoryPull(HistoryPull),
+    /// `0x08`, board → host (version 3).
+    HistoryChunk(HistoryChunk),
 }
 
 impl Message {
@@ -311,6 +342,10 @@ impl Message {
             Message::Pong(_) => MessageKind::Pong,
             Message::LedAck(_) => MessageKind::LedAck,
             Message::LedFrame(_) => MessageKind::LedFrame,
+            Message::HistoryOpen(_) => MessageKind::HistoryOpen,
+            Message::HistoryInfo(_) => MessageKind::HistoryInfo,
+            Message::HistoryPull(_) => MessageKind::HistoryPull,
+            Message::HistoryChunk(_) => MessageKind::HistoryChunk,
         }
     }
 
@@ -330,13 +365,17 @@ impl Message {
             Message::Pong(_) => Pong::PAYLOAD_LEN,
             Message::LedAck(_) => LedAck::PAYLOAD_LEN,
             Message::LedFrame(frame) => LedFrame::payload_len(frame.board_size()),
+            Message::HistoryOpen(_) => HistoryOpen::PAYLOAD_LEN,
+            Message::HistoryInfo(info) => HistoryInfo::payload_len(info.board_size()),
+            Message::HistoryPull(_) => HistoryPull::PAYLOAD_LEN,
+            Message::HistoryChunk(chunk) => chunk.payload_len(),
         }
     }
 
     /// Parses a payload of message `kind` (§5). Errors: [`DecodeError::UnknownKind`],
     /// [`DecodeError::BadLength`], [`DecodeError::BadBoardSize`],
-    /// [`DecodeError::BadAccepted`], [`DecodeError::BadPadding`], [`DecodeError::BadEffect`].
-    /// Never panics.
+    /// [`DecodeError::BadAccepted`], [`DecodeError::BadPadding`], [`DecodeError::BadEffect`],
+    /// [`DecodeError::BadStatus`], [`DecodeError::BadEntry`]. Never panics.
     pub fn parse(kind: u8, payload: &[u8]) -> Result<Message, DecodeError> {
         let kind = MessageKind::from_u8(kind).ok_or(DecodeError::UnknownKind(kind))?;
         Ok(match kind {
@@ -351,6 +390,14 @@ impl Message {
             }),
             MessageKind::LedAck => Message::LedAck(LedAck::parse(fixed::<6>(kind, payload)?)),
             MessageKind::LedFrame => Message::LedFrame(LedFrame::parse(payload)?),
+            MessageKind::HistoryOpen => {
+                Message::HistoryOpen(HistoryOpen::parse(fixed::<8>(kind, payload)?))
+            }
+            MessageKind::HistoryInfo => Message::HistoryInfo(HistoryInfo::parse(payload)?),
+            MessageKind::HistoryPull => {
+                Message::HistoryPull(HistoryPull::parse(fixed::<8>(kind, payload)?))
+            }
+            MessageKind::HistoryChunk => Message::HistoryChunk(HistoryChunk::parse(payload)?),
         })
     }
 
@@ -364,7 +411,35 @@ impl Message {
             Message::Pong(m) => w.put(&m.nonce.to_le_bytes()),
             Message::LedAck(m) => m.write(w),
             Message::LedFrame(m) => m.write(w),
+            Message::HistoryOpen(m) => m.write(w),
+            Message::HistoryInfo(m) => m.write(w),
+            Message::HistoryPull(m) => m.write(w),
+            Message::HistoryChunk(m) => m.write(w),
         }
+    }
+}
+
+impl From<HistoryOpen> for Message {
+    fn from(m: HistoryOpen) -> Message {
+        Message::HistoryOpen(m)
+    }
+}
+
+impl From<HistoryInfo> for Message {
+    fn from(m: HistoryInfo) -> Message {
+        Message::HistoryInfo(m)
+    }
+}
+
+impl From<HistoryPull> for Message {
+    fn from(m: HistoryPull) -> Message {
+        Message::HistoryPull(m)
+    }
+}
+
+impl From<HistoryChunk> for Message {
+    fn from(m: HistoryChunk) -> Message {
+        Message::HistoryChunk(m)
     }
 }
 

@@ -2,8 +2,10 @@
 """Independent reference for the golden frames of hardware/PROTOCOL.md §12.
 
 Written from the protocol text alone (no Rust, no crcmod): a bitwise CRC-32C, a plain COBS
-encoder and the 2-bit cell packing. Run `python3 golden.py` and compare with the hex in
-PROTOCOL.md and in tests/protocol/golden.rs.
+encoder, the 2-bit cell packing and the history entries of version 3. Run `python3 golden.py`:
+it prints every example (compare with the hex in PROTOCOL.md §12) and writes frames.txt beside
+it, the golden frames that the tests of the protocol crate (tests/protocol/golden.rs), of
+hardware/board-core and of the host (src/link) read and check.
 """
 import struct
 
@@ -107,3 +109,102 @@ print("content crc :", f"{crc32c(content):#010x}")
 raw, wire = frame(0x06, 9, struct.pack("<HI", 1, crc32c(content)))
 print("LedAck raw  :", hexs(raw))
 print("LedAck wire :", hexs(wire))
+
+# Version 3: the board's history (PROTOCOL.md §5.8-§5.11, §14), §12 examples 7-10.
+# A 9x9 board of boot 0x1234ABCD: its first scan at 1000 ms shows black J1 ("ii"); at 1020 ms
+# black C7 ("cc") appears; black presses the clock at 1500 ms; at 70000 ms white D7 ("dc")
+# appears (68500 ms after the last entry: a filler 65535 ms after it bridges the gap). The host
+# processed the scan at 1000 ms.
+BOOT = 0x1234ABCD
+
+
+def entry(what: int, frm: int, to: int, dt: int) -> bytes:
+    """One history entry: code (what bits 0-8, from bits 9-10, to bits 11-12), dt_ms; u16 LE."""
+    return struct.pack("<HH", what | (frm << 9) | (to << 11), dt)
+
+
+# Example 7: HistoryOpen, seq 1 (the host's first frame after its Hello, seq 0).
+open_raw, open_wire = frame(0x11, 1, struct.pack("<II", BOOT, 1000))
+print("HistoryOpen raw  :", hexs(open_raw))
+print("HistoryOpen wire :", hexs(open_wire))
+
+# Example 8: HistoryInfo, seq 4: Ok, since 1000, until 70000 (the board's last scan), 4 entries,
+# oldest 1000 (the boot's first scan: nothing overwritten), the session's counters at 70000
+# (clock B = 1), board size 9, base = the readings at 1000 (black J1).
+base = pack_cells(9, {"ii": 1})
+info_payload = (
+    struct.pack("<BIIIII", 0, BOOT, 1000, 70000, 4, 1000)
+    + bytes([9])
+    + bytes([0, 0, 0, 0, 1, 0])
+    + base
+)
+assert len(info_payload) == 28 + 21
+info_raw, info_wire = frame(0x07, 4, info_payload)
+print("HistoryInfo raw  :", hexs(info_raw), f"({len(info_raw)} bytes)")
+print("HistoryInfo wire :", hexs(info_wire), f"({len(info_wire)} bytes)")
+
+# Example 9: HistoryPull, seq 2: the span of since 1000, from entry 0.
+pull_raw, pull_wire = frame(0x12, 2, struct.pack("<II", 1000, 0))
+print("HistoryPull raw  :", hexs(pull_raw))
+print("HistoryPull wire :", hexs(pull_wire))
+
+# Example 10: HistoryChunk, seq 6: Ok, entries 0..3, base_ms = since 1000.
+C7, D7 = 2 * 9 + 2, 2 * 9 + 3  # "cc" = index 20, "dc" = index 21
+entries = (
+    entry(C7, 0, 1, 1020 - 1000)  # C7 empty -> black at 1020
+    + entry(508, 0, 0, 1500 - 1020)  # clock black at 1500
+    + entry(511, 0, 0, 65535)  # filler: 67035
+    + entry(D7, 0, 2, 70000 - 67035)  # D7 empty -> white at 70000
+)
+chunk_payload = struct.pack("<IBIIB", 1000, 0, 0, 1000, 4) + entries
+assert len(chunk_payload) == 14 + 4 * 4
+chunk_raw, chunk_wire = frame(0x08, 6, chunk_payload)
+print("HistoryChunk raw :", hexs(chunk_raw), f"({len(chunk_raw)} bytes)")
+print("HistoryChunk wire:", hexs(chunk_wire), f"({len(chunk_wire)} bytes)")
+
+# Sizes (PROTOCOL.md §2.4): HistoryInfo per board size, a full HistoryChunk (58 entries).
+for size in (9, 13, 19):
+    n = (size * size + 3) // 4
+    r = 6 + 28 + n
+    print(f"HistoryInfo {size}x{size}: payload {28 + n}, raw {r}, wire max {r + (r + 253) // 254 + 1}")
+r = 6 + 14 + 4 * 58
+print(f"HistoryChunk 58: payload {14 + 4 * 58}, raw {r}, wire max {r + (r + 253) // 254 + 1}")
+
+
+# The golden frames as a plain data file, read by the protocol crate's tests, board-core's and
+# the host's (src/link): one frame a line, `name raw-hex wire-hex` (hex without spaces; `-`
+# when there is no raw frame).
+def golden_frames():
+    rows = []
+    raw, wire = frame(0x01, 0, bytes([1]))
+    rows.append(("hello", raw, wire))
+    cells = pack_cells(9, {"cc": 1, "dc": 2, "ee": 3, "ii": 1})
+    payload = struct.pack("<IIB", 1, 1000, 9) + bytes([0, 0, 0, 0, 1, 0]) + cells
+    raw, wire = frame(0x03, 5, payload)
+    rows.append(("scan-9x9", raw, wire))
+    raw, wire = frame(0x04, 7, struct.pack("<I", 0x12345678))
+    rows.append(("ping", raw, wire))
+    rows.append(("garbage-then-hello", None, bytes([0x13, 0x37, 0x00]) + frame(0x01, 0, bytes([1]))[1]))
+    raw, wire = frame(0x10, 3, struct.pack("<H", 1) + content)
+    rows.append(("led-frame-9x9", raw, wire))
+    raw, wire = frame(0x06, 9, struct.pack("<HI", 1, crc32c(content)))
+    rows.append(("led-ack", raw, wire))
+    rows.append(("history-open", open_raw, open_wire))
+    rows.append(("history-info-9x9", info_raw, info_wire))
+    rows.append(("history-pull", pull_raw, pull_wire))
+    rows.append(("history-chunk", chunk_raw, chunk_wire))
+    return rows
+
+
+if __name__ == "__main__":
+    import os
+
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "frames.txt")
+    with open(path, "w") as f:
+        f.write("# The golden frames of hardware/PROTOCOL.md §12, written by golden.py (do not edit).\n")
+        f.write("# One frame a line: name, raw frame (kind seq payload crc; - if none), wire bytes\n")
+        f.write("# (COBS and the 0x00 delimiter), in hex. Read by the tests of hardware/protocol,\n")
+        f.write("# hardware/board-core and the host (src/link).\n")
+        for name, raw, wire in golden_frames():
+            f.write(f"{name} {raw.hex().upper() if raw is not None else '-'} {wire.hex().upper()}\n")
+    print("wrote", path)

@@ -1,13 +1,33 @@
 //! Exact bytes of the worked examples in PROTOCOL.md §12, computed independently by
-//! tests/golden/golden.py (bitwise CRC-32C, hand-written COBS); not copied from this crate.
+//! tests/golden/golden.py (bitwise CRC-32C, hand-written COBS; not copied from this crate) and
+//! kept in tests/golden/frames.txt, the golden frames the board's (hardware/board-core) and the
+//! host's (src/link) tests read too.
 
 use smartgoban_protocol::{
-    crc32c, encode, BoardSize, Button, ButtonCounters, Cell, DecodeError, Frame, Hello, LedAck,
-    LedCells, LedEffect, LedFrame, LedPaint, PackedCells, Ping, Scan, Side, MAX_FRAME_LEN,
-    PALETTE_LEN,
+    crc32c, encode, BoardSize, Button, ButtonCounters, Cell, ChunkStatus, DecodeError, Frame,
+    Hello, HistoryChunk, HistoryEntry, HistoryEvent, HistoryInfo, HistoryOpen, HistoryPull,
+    InfoStatus, LedAck, LedCells, LedEffect, LedFrame, LedPaint, PackedCells, Ping, Scan, Side,
+    TimedEntry, MAX_FRAME_LEN, PALETTE_LEN,
 };
 
 use crate::util::{decode_all, frames_out, Out};
+
+/// The golden frames file, `name raw-hex wire-hex` a line.
+const FRAMES: &str = include_str!("../golden/frames.txt");
+
+/// Every name in the file, in order: each must be checked below.
+const NAMES: [&str; 10] = [
+    "hello",
+    "scan-9x9",
+    "ping",
+    "garbage-then-hello",
+    "led-frame-9x9",
+    "led-ack",
+    "history-open",
+    "history-info-9x9",
+    "history-pull",
+    "history-chunk",
+];
 
 fn hex(s: &str) -> Vec<u8> {
     s.split_whitespace()
@@ -15,14 +35,62 @@ fn hex(s: &str) -> Vec<u8> {
         .collect()
 }
 
-fn check(frame: Frame, raw_hex: &str, wire_hex: &str) {
+fn unhex(s: &str) -> Vec<u8> {
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+/// The raw frame (if any) and the wire bytes of golden frame `name`.
+fn golden(name: &str) -> (Option<Vec<u8>>, Vec<u8>) {
+    let line = FRAMES
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .find(|l| l.split_whitespace().next() == Some(name))
+        .unwrap_or_else(|| panic!("{name} not in frames.txt"));
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    assert_eq!(fields.len(), 3, "{line}");
+    let raw = (fields[1] != "-").then(|| unhex(fields[1]));
+    (raw, unhex(fields[2]))
+}
+
+/// `frame` encodes to the golden frame `name` (raw and wire) and the wire bytes decode to it.
+fn check_golden(frame: Frame, name: &str) {
+    let (raw_golden, wire_golden) = golden(name);
     let mut raw = [0u8; MAX_FRAME_LEN];
     let n = frame.encode_raw(&mut raw).unwrap();
-    assert_eq!(raw[..n], hex(raw_hex), "raw");
+    assert_eq!(Some(raw[..n].to_vec()), raw_golden, "{name} raw");
     let mut out = [0u8; MAX_FRAME_LEN];
     let n = encode(&frame, &mut out).unwrap();
-    assert_eq!(out[..n], hex(wire_hex), "wire");
-    assert_eq!(decode_all(&hex(wire_hex)), frames_out(&[frame]));
+    assert_eq!(out[..n], wire_golden, "{name} wire");
+    assert_eq!(decode_all(&wire_golden), frames_out(&[frame]), "{name}");
+}
+
+/// As [`check_golden`], and the hex as PROTOCOL.md prints it matches the file.
+fn check(frame: Frame, raw_hex: &str, wire_hex: &str, name: &str) {
+    let (raw, wire) = golden(name);
+    assert_eq!(
+        raw,
+        Some(hex(raw_hex)),
+        "PROTOCOL.md and frames.txt differ: {name} raw"
+    );
+    assert_eq!(
+        wire,
+        hex(wire_hex),
+        "PROTOCOL.md and frames.txt differ: {name} wire"
+    );
+    check_golden(frame, name);
+}
+
+#[test]
+fn the_file_holds_exactly_the_examples() {
+    let names: Vec<&str> = FRAMES
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(names, NAMES);
 }
 
 #[test]
@@ -41,6 +109,7 @@ fn example_1_hello() {
         ),
         "01 00 01 07 B2 4E 37",
         "02 01 06 01 07 B2 4E 37 00",
+        "hello",
     );
 }
 
@@ -76,6 +145,7 @@ fn example_2_scan_9x9() {
          03 00 00 00 00 00 00 00 00 00 01 6C 68 E1 DD",
         "04 03 05 01 01 01 03 E8 03 01 02 09 01 01 01 02 01 01 01 01 01 01 02 09 01 01 01 02 \
          03 01 01 01 01 01 01 01 01 06 01 6C 68 E1 DD 00",
+        "scan-9x9",
     );
 }
 
@@ -85,12 +155,17 @@ fn example_3_ping() {
         Frame::new(7, Ping { nonce: 0x1234_5678 }),
         "04 07 78 56 34 12 8D 13 DD B7",
         "0B 04 07 78 56 34 12 8D 13 DD B7 00",
+        "ping",
     );
 }
 
 #[test]
 fn example_4_garbage_then_hello() {
     // §9: "13 37" is not COBS (code 0x13 promises 18 more bytes before the delimiter).
+    assert_eq!(
+        golden("garbage-then-hello"),
+        (None, hex("13 37 00 02 01 06 01 07 B2 4E 37 00"))
+    );
     assert_eq!(
         decode_all(&hex("13 37 00 02 01 06 01 07 B2 4E 37 00")),
         [
@@ -140,7 +215,7 @@ fn example_5_led_frame_9x9() {
         ones(62),
         ones(29)
     );
-    check(Frame::new(3, led), &raw, &wire);
+    check(Frame::new(3, led), &raw, &wire, "led-frame-9x9");
     assert_eq!(led.content_crc(), 0x8390_3D77);
     // What the LEDs show: C7 amber for the first half second, off for the second; J1 blue.
     assert_eq!(led.color_at(20, 499), [255, 140, 0]);
@@ -161,5 +236,125 @@ fn example_6_led_ack() {
         ),
         "06 09 01 00 77 3D 90 83 7B 7F 3C BD",
         "04 06 09 01 09 77 3D 90 83 7B 7F 3C BD 00",
+        "led-ack",
+    );
+}
+
+/// The board of §12 examples 7–10: boot 0x1234ABCD, 9×9.
+const BOOT: u32 = 0x1234_ABCD;
+
+#[test]
+fn example_7_history_open() {
+    check(
+        Frame::new(
+            1,
+            HistoryOpen {
+                boot_id: BOOT,
+                since_ms: 1000,
+            },
+        ),
+        "11 01 CD AB 34 12 E8 03 00 00 97 A6 42 51",
+        "09 11 01 CD AB 34 12 E8 03 01 05 97 A6 42 51 00",
+        "history-open",
+    );
+}
+
+#[test]
+fn example_8_history_info_9x9() {
+    // The readings at 1000 ms: black J1 ("ii", index 80). Black pressed the clock once.
+    let mut base = PackedCells::new(BoardSize::NINE);
+    base.set(80, Cell::Black);
+    let mut buttons = ButtonCounters::ZERO;
+    buttons.record_press(Button::Clock, Side::Black);
+    let info = HistoryInfo {
+        status: InfoStatus::Ok,
+        boot_id: BOOT,
+        since_ms: 1000,
+        until_ms: 70_000,
+        entries: 4,
+        oldest_ms: 1000,
+        buttons,
+        base,
+    };
+    check(
+        Frame::new(4, info),
+        "07 04 00 CD AB 34 12 E8 03 00 00 70 11 01 00 04 00 00 00 E8 03 00 00 09 00 00 00 00 01 00 \
+         00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 01 0A 09 1E 3F",
+        "03 07 04 07 CD AB 34 12 E8 03 01 04 70 11 01 02 04 01 01 03 E8 03 01 02 09 01 01 01 02 \
+         01 01 01 01 01 01 01 01 01 01 01 01 01 01 01 01 01 01 01 01 01 06 01 0A 09 1E 3F 00",
+        "history-info-9x9",
+    );
+}
+
+#[test]
+fn example_9_history_pull() {
+    check(
+        Frame::new(
+            2,
+            HistoryPull {
+                since_ms: 1000,
+                from_entry: 0,
+            },
+        ),
+        "12 02 E8 03 00 00 00 00 00 00 E0 34 86 C9",
+        "05 12 02 E8 03 01 01 01 01 01 05 E0 34 86 C9 00",
+        "history-pull",
+    );
+}
+
+#[test]
+fn example_10_history_chunk() {
+    // C7 ("cc", 20) empty → black at 1020, clock black at 1500, a filler (67 035), D7 ("dc",
+    // 21) empty → white at 70 000.
+    let mut chunk = HistoryChunk::new(1000, 0, 1000);
+    let entries = [
+        (
+            HistoryEvent::Point {
+                index: 20,
+                from: Cell::Empty,
+                to: Cell::Black,
+            },
+            20,
+        ),
+        (
+            HistoryEvent::Press {
+                button: Button::Clock,
+                side: Side::Black,
+            },
+            480,
+        ),
+        (HistoryEvent::Filler, 65_535),
+        (
+            HistoryEvent::Point {
+                index: 21,
+                from: Cell::Empty,
+                to: Cell::White,
+            },
+            2965,
+        ),
+    ];
+    for (event, dt_ms) in entries {
+        chunk.push(HistoryEntry { event, dt_ms }).unwrap();
+    }
+    assert_eq!(
+        entries.map(|(e, _)| e.code()),
+        [0x0814, 0x01FC, 0x01FF, 0x1015]
+    );
+    let timed: Vec<TimedEntry> = chunk.timed().collect();
+    assert_eq!(
+        timed
+            .iter()
+            .map(|t| (t.entry, t.board_ms))
+            .collect::<Vec<_>>(),
+        [(0, 1020), (1, 1500), (2, 67_035), (3, 70_000)]
+    );
+    assert_eq!(chunk.status, ChunkStatus::Ok);
+    check(
+        Frame::new(6, chunk),
+        "08 06 E8 03 00 00 00 00 00 00 00 E8 03 00 00 04 14 08 14 00 FC 01 E0 01 FF 01 FF FF \
+         15 10 95 0B 62 23 2A 8C",
+        "05 08 06 E8 03 01 01 01 01 01 01 03 E8 03 01 05 04 14 08 14 11 FC 01 E0 01 FF 01 FF FF \
+         15 10 95 0B 62 23 2A 8C 00",
+        "history-chunk",
     );
 }

@@ -4,7 +4,8 @@
 
 use proptest::prelude::*;
 use smartgoban_protocol::{
-    crc32c, DecodeError, Frame, FrameDecoder, Ping, DECODER_CAPACITY, MAX_RAW_FRAME_LEN,
+    crc32c, DecodeError, Frame, FrameDecoder, Ping, DECODER_CAPACITY, FIRST_RESERVED_KIND,
+    MAX_RAW_FRAME_LEN,
 };
 
 use crate::util::{
@@ -178,12 +179,12 @@ fn later_versions_bigger_frames_fit() {
     use crate::roundtrip::{raw_frame, wire_of_raw};
     for payload_len in [200, 248, 249, 400, 503] {
         for fill in [0x00u8, 0xAB] {
-            let raw = raw_frame(0x11, 0, &vec![fill; payload_len]);
+            let raw = raw_frame(FIRST_RESERVED_KIND, 0, &vec![fill; payload_len]);
             let bytes = wire_of_raw(&raw);
             assert!(bytes.len() - 1 <= DECODER_CAPACITY, "{payload_len}");
             assert_eq!(
                 decode_all(&bytes),
-                [Out::Error(DecodeError::UnknownKind(0x11))]
+                [Out::Error(DecodeError::UnknownKind(FIRST_RESERVED_KIND))]
             );
         }
     }

@@ -3,12 +3,13 @@
 use proptest::prelude::*;
 use smartgoban_protocol::{
     crc32c, encode, BoardSize, Cell, DecodeError, Direction, Frame, FrameDecoder, Message,
-    MessageKind, PackedCells, Scan, FIRST_RESERVED_KIND, MAX_BOARD_FRAME_LEN, MAX_FRAME_LEN,
-    MAX_RAW_FRAME_LEN,
+    MessageKind, PackedCells, Scan, FIRST_RESERVED_KIND, MAX_BOARD_FRAME_LEN, MAX_CHUNK_ENTRIES,
+    MAX_FRAME_LEN, MAX_RAW_FRAME_LEN,
 };
 
 use crate::util::{
-    arb_frame, decode_all, frames_out, mixed_cells, sample_frames, sample_led_frame, wire, Out,
+    arb_frame, decode_all, frames_out, mixed_cells, sample_chunk, sample_frames, sample_led_frame,
+    wire, Out,
 };
 
 /// A raw frame with a correct CRC around any kind and payload.
@@ -82,8 +83,23 @@ fn largest_frame_is_max_frame_len() {
         cells: mixed_cells(BoardSize::NINETEEN, 3),
     };
     let frame = Frame::new(0, scan);
+    let mut exact = [0u8; 114];
+    assert_eq!(
+        encode(&frame, &mut exact),
+        Ok(114),
+        "the largest frame of versions 1 and 2"
+    );
+    // The board's largest from version 3: a full history chunk (§2.4).
+    let chunk = Frame::new(0, sample_chunk(MAX_CHUNK_ENTRIES, 5));
+    assert_eq!(chunk.raw_len(), 252);
     let mut exact = [0u8; MAX_BOARD_FRAME_LEN];
-    assert_eq!(encode(&frame, &mut exact), Ok(MAX_BOARD_FRAME_LEN));
+    assert_eq!(encode(&chunk, &mut exact), Ok(MAX_BOARD_FRAME_LEN));
+    assert_eq!(MAX_BOARD_FRAME_LEN, 254);
+    for frame in sample_frames() {
+        if frame.message.direction() == Direction::BoardToHost {
+            assert!(wire(&frame).len() <= MAX_BOARD_FRAME_LEN, "{frame:?}");
+        }
+    }
     // The largest of all: a 19×19 LED frame with no 0x00 in it (COBS's worst case).
     let mut led = sample_led_frame(BoardSize::NINETEEN, 1);
     for paint in &mut led.palette {
@@ -115,6 +131,9 @@ fn payload_lengths_match_the_spec() {
             Message::Ping(_) | Message::Pong(_) => 4,
             Message::LedAck(_) => 6,
             Message::LedFrame(f) => 67 + f.cells.as_bytes().len(),
+            Message::HistoryOpen(_) | Message::HistoryPull(_) => 8,
+            Message::HistoryInfo(i) => 28 + i.base.as_bytes().len(),
+            Message::HistoryChunk(c) => 14 + 4 * c.len(),
         };
         assert_eq!(frame.message.payload_len(), expected);
     }
@@ -123,10 +142,10 @@ fn payload_lengths_match_the_spec() {
 #[test]
 fn directions() {
     use MessageKind::*;
-    for kind in [Hello, Ping, LedFrame] {
+    for kind in [Hello, Ping, LedFrame, HistoryOpen, HistoryPull] {
         assert_eq!(kind.direction(), Direction::HostToBoard);
     }
-    for kind in [HelloAck, Scan, Pong, LedAck] {
+    for kind in [HelloAck, Scan, Pong, LedAck, HistoryInfo, HistoryChunk] {
         assert_eq!(kind.direction(), Direction::BoardToHost);
     }
     for kind in MessageKind::ALL {
@@ -149,7 +168,7 @@ fn point_order_is_sgf_order() {
 #[test]
 fn unknown_and_reserved_kinds_are_rejected() {
     for kind in 0..=u8::MAX {
-        let known = (1..=6).contains(&kind) || kind == 0x10;
+        let known = (1..=8).contains(&kind) || (0x10..=0x12).contains(&kind);
         let result = Message::parse(kind, &[0; 4]);
         if !known {
             assert_eq!(result, Err(DecodeError::UnknownKind(kind)));
@@ -305,7 +324,7 @@ fn payload_errors() {
             BadEffect(0x40),
         ),
     ];
-    for (kind, payload, error) in cases {
+    for (kind, payload, error) in cases.into_iter().chain(history_payload_errors()) {
         assert_eq!(
             Message::parse(kind, &payload),
             Err(error),
@@ -339,5 +358,239 @@ proptest! {
         prop_assert_eq!(Frame::decode_raw(&raw[..n]), Ok(frame));
         // The independent COBS path agrees with the crate's encoder.
         prop_assert_eq!(wire_of_raw(&raw[..n]), bytes);
+    }
+}
+
+/// A `HistoryInfo` payload (§5.9): header fields, then `cells` bytes of base.
+fn info_payload(status: u8, entries: u32, size: u8, cells: &[u8]) -> Vec<u8> {
+    let mut p = vec![status];
+    for v in [7u32, 1000, 2000, entries, 500] {
+        p.extend(v.to_le_bytes());
+    }
+    p.push(size);
+    p.extend([0u8; 6]);
+    p.extend(cells);
+    p
+}
+
+/// A `HistoryChunk` payload (§5.11) with `count` in the header and the entry bytes given.
+fn chunk_payload(status: u8, count: u8, entries: &[(u16, u16)]) -> Vec<u8> {
+    let mut p = 1000u32.to_le_bytes().to_vec();
+    p.push(status);
+    p.extend(0u32.to_le_bytes());
+    p.extend(1000u32.to_le_bytes());
+    p.push(count);
+    for &(code, dt) in entries {
+        p.extend(code.to_le_bytes());
+        p.extend(dt.to_le_bytes());
+    }
+    p
+}
+
+/// Bad payloads of the version-3 kinds and the error each gives (§5.8–§5.11, §9).
+fn history_payload_errors() -> Vec<(u8, Vec<u8>, DecodeError)> {
+    use DecodeError::*;
+    let ok_point = (20 | (1 << 11), 5); // C7 empty → black
+    let mut cases = vec![
+        (
+            0x11,
+            vec![0; 7],
+            BadLength {
+                kind: 0x11,
+                expected: 8,
+                actual: 7,
+            },
+        ),
+        (
+            0x12,
+            vec![0; 9],
+            BadLength {
+                kind: 0x12,
+                expected: 8,
+                actual: 9,
+            },
+        ),
+        (
+            0x07,
+            vec![0; 27],
+            BadLength {
+                kind: 7,
+                expected: 28,
+                actual: 27,
+            },
+        ),
+        (
+            0x07,
+            info_payload(4, 0, 9, &[0; 21]),
+            BadStatus { kind: 7, status: 4 },
+        ),
+        (0x07, info_payload(0, 0, 10, &[0; 21]), BadBoardSize(10)),
+        (
+            0x07,
+            info_payload(0, 0, 9, &[0; 20]),
+            BadLength {
+                kind: 7,
+                expected: 49,
+                actual: 48,
+            },
+        ),
+        (
+            0x07,
+            info_payload(0, 0, 19, &[0; 92]),
+            BadLength {
+                kind: 7,
+                expected: 119,
+                actual: 120,
+            },
+        ),
+        (
+            0x07,
+            info_payload(0, 0, 9, &[[0u8; 20].as_slice(), &[0b0000_0100]].concat()),
+            BadPadding,
+        ),
+        // Not Ok: no entries, an empty base.
+        (
+            0x07,
+            info_payload(1, 1, 9, &[0; 21]),
+            BadStatus { kind: 7, status: 1 },
+        ),
+        (
+            0x07,
+            info_payload(3, 0, 13, &[[0u8; 42].as_slice(), &[1]].concat()),
+            BadStatus { kind: 7, status: 3 },
+        ),
+        (
+            0x08,
+            vec![0; 13],
+            BadLength {
+                kind: 8,
+                expected: 14,
+                actual: 13,
+            },
+        ),
+        (
+            0x08,
+            chunk_payload(3, 0, &[]),
+            BadStatus { kind: 8, status: 3 },
+        ),
+        (
+            0x08,
+            chunk_payload(0, 59, &[ok_point; 59]),
+            BadLength {
+                kind: 8,
+                expected: 246,
+                actual: 250,
+            },
+        ),
+        (
+            0x08,
+            chunk_payload(0, 2, &[ok_point]),
+            BadLength {
+                kind: 8,
+                expected: 22,
+                actual: 18,
+            },
+        ),
+        (
+            0x08,
+            chunk_payload(0, 0, &[ok_point]),
+            BadLength {
+                kind: 8,
+                expected: 14,
+                actual: 18,
+            },
+        ),
+        (
+            0x08,
+            chunk_payload(1, 1, &[ok_point]),
+            BadStatus { kind: 8, status: 1 },
+        ),
+    ];
+    // Invalid entries (§5.11), each after a valid one.
+    for code in [
+        361,                        // reserved what
+        503,                        // reserved what
+        510,                        // reserved what
+        20 | (1 << 11) | (1 << 13), // bit 13
+        20 | (1 << 11) | (1 << 15), // bit 15
+        508 | (1 << 9),             // a press with a from
+        511 | (2 << 11),            // a filler with a to
+        20 | (2 << 9) | (2 << 11),  // from = to
+        0,                          // point 0 empty → empty
+    ] {
+        cases.push((
+            0x08,
+            chunk_payload(0, 2, &[ok_point, (code, 1)]),
+            BadEntry { index: 1, code },
+        ));
+    }
+    cases
+}
+
+#[test]
+fn every_decode_error_is_reachable() {
+    // One example of each error through the whole decoder; the match has no wildcard, so a new
+    // variant must be added here.
+    use DecodeError::*;
+    let mut seen = [false; 12];
+    let mut examples: Vec<Vec<u8>> = vec![
+        vec![0x13, 0x37, 0x00],                // Cobs
+        [vec![0x55; 600], vec![0]].concat(),   // TooLong
+        wire_of_raw(&[1, 2, 3]),               // TooShort
+        wire_of_raw(&[1, 0, 1, 0, 0, 0, 0]),   // Crc
+        wire_of_raw(&raw_frame(0x09, 0, &[])), // UnknownKind
+    ];
+    examples.push(wire_of_raw(&raw_frame(
+        0x02,
+        0,
+        &[1, 2, 19, 50, 0, 0, 0, 0, 0, 0],
+    ))); // BadAccepted
+    examples.push(wire_of_raw(&raw_frame(
+        0x10,
+        0,
+        &[[0u8, 0, 9].as_slice(), &[9, 9, 9, 0xC1], &[0; 60], &[0; 41]].concat(),
+    ))); // BadEffect
+    for (kind, payload, _) in history_payload_errors() {
+        examples.push(wire_of_raw(&raw_frame(kind, 0, &payload)));
+    }
+    for bytes in examples {
+        for out in decode_all(&bytes) {
+            let Out::Error(error) = out else { continue };
+            let i = match error {
+                Cobs => 0,
+                TooLong => 1,
+                TooShort { .. } => 2,
+                Crc { .. } => 3,
+                UnknownKind(_) => 4,
+                BadLength { .. } => 5,
+                BadBoardSize(_) => 6,
+                BadAccepted(_) => 7,
+                BadPadding => 8,
+                BadEffect(_) => 9,
+                BadStatus { .. } => 10,
+                BadEntry { .. } => 11,
+            };
+            seen[i] = true;
+        }
+    }
+    assert_eq!(seen, [true; 12]);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    /// Whatever the board pushes comes out of the chunk with its absolute board time: `base_ms`
+    /// plus the running sum of the `dt_ms` (wrapping), in order (§5.11).
+    #[test]
+    fn chunk_times_are_the_running_sum(chunk in crate::util::arb_history_chunk()) {
+        let mut t = chunk.base_ms;
+        for (k, (timed, entry)) in chunk.timed().zip(chunk.entries()).enumerate() {
+            t = t.wrapping_add(u32::from(entry.dt_ms));
+            prop_assert_eq!(timed.board_ms, t);
+            prop_assert_eq!(timed.entry, chunk.first_entry.wrapping_add(k as u32));
+            prop_assert_eq!(timed.event, entry.event);
+        }
+        prop_assert_eq!(chunk.last_ms(), t);
+        prop_assert_eq!(chunk.timed().len(), chunk.len());
     }
 }

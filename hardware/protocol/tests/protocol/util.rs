@@ -2,9 +2,11 @@
 
 use proptest::prelude::*;
 use smartgoban_protocol::{
-    encode, BoardSize, ButtonCounters, Cell, DecodeError, Feed, Frame, FrameDecoder, Hello,
-    HelloAck, LedAck, LedCells, LedEffect, LedFrame, LedPaint, Message, PackedCells, Ping, Pong,
-    Scan, DECODER_CAPACITY, MAX_FRAME_LEN, PALETTE_LEN,
+    encode, BoardSize, Button, ButtonCounters, Cell, ChunkStatus, DecodeError, Feed, Frame,
+    FrameDecoder, Hello, HelloAck, HistoryChunk, HistoryEntry, HistoryEvent, HistoryInfo,
+    HistoryOpen, HistoryPull, InfoStatus, LedAck, LedCells, LedEffect, LedFrame, LedPaint, Message,
+    PackedCells, Ping, Pong, Scan, Side, DECODER_CAPACITY, MAX_CHUNK_ENTRIES, MAX_FRAME_LEN,
+    PALETTE_LEN,
 };
 
 /// What came out of a decoder, in order.
@@ -139,7 +141,173 @@ pub fn sample_frames() -> Vec<Frame> {
     for (n, size) in BoardSize::ALL.into_iter().enumerate() {
         frames.push(Frame::new(7 + n as u8, sample_led_frame(size, n)));
     }
+    frames.push(Frame::new(
+        10,
+        HistoryOpen {
+            boot_id: 0xA5A5_0001,
+            since_ms: u32::MAX,
+        },
+    ));
+    frames.push(Frame::new(
+        11,
+        HistoryPull {
+            since_ms: 0x0102_0304,
+            from_entry: 40_000,
+        },
+    ));
+    for (n, size) in BoardSize::ALL.into_iter().enumerate() {
+        frames.push(Frame::new(
+            12 + n as u8,
+            HistoryInfo {
+                status: InfoStatus::Ok,
+                boot_id: 7 + n as u32,
+                since_ms: 1_000,
+                until_ms: 2_000_000,
+                entries: 123,
+                oldest_ms: 0,
+                buttons: ButtonCounters::from_bytes([6, 5, 4, 3, 2, 1]),
+                base: mixed_cells(size, n + 5),
+            },
+        ));
+    }
+    frames.push(Frame::new(
+        15,
+        HistoryInfo::refused(
+            InfoStatus::OtherBoot,
+            99,
+            5,
+            6,
+            7,
+            ButtonCounters::ZERO,
+            BoardSize::NINETEEN,
+        ),
+    ));
+    frames.push(Frame::new(16, sample_chunk(MAX_CHUNK_ENTRIES, 1)));
+    frames.push(Frame::new(17, sample_chunk(3, 2)));
+    frames.push(Frame::new(18, sample_chunk(0, 3)));
+    frames.push(Frame::new(
+        19,
+        HistoryChunk::refused(4, ChunkStatus::Lost, 9, 1_234),
+    ));
+    frames.push(Frame::new(
+        20,
+        HistoryChunk::refused(4, ChunkStatus::NoSpan, 9, 0),
+    ));
     frames
+}
+
+/// Every history event kind in turn, deterministic from `i`.
+pub fn sample_event(i: usize) -> HistoryEvent {
+    const PRESSES: [(Button, Side); 6] = [
+        (Button::Pass, Side::Black),
+        (Button::Pass, Side::White),
+        (Button::Resign, Side::Black),
+        (Button::Resign, Side::White),
+        (Button::Clock, Side::Black),
+        (Button::Clock, Side::White),
+    ];
+    match i % 9 {
+        0..=5 => {
+            let from = Cell::from_bits((i % 4) as u8);
+            HistoryEvent::Point {
+                index: (i * 37 % 361) as u16,
+                from,
+                to: Cell::from_bits(from.bits() + 1 + (i % 3) as u8),
+            }
+        }
+        6 => HistoryEvent::Filler,
+        _ => {
+            let (button, side) = PRESSES[i / 9 % 6];
+            HistoryEvent::Press { button, side }
+        }
+    }
+}
+
+/// An `Ok` chunk of `count` entries.
+pub fn sample_chunk(count: usize, salt: usize) -> HistoryChunk {
+    let mut chunk = HistoryChunk::new(salt as u32 * 1_000, salt as u32 * 58, u32::MAX - 3);
+    for i in 0..count {
+        chunk
+            .push(HistoryEntry {
+                event: sample_event(i + salt),
+                dt_ms: (i * 4_099 + salt) as u16,
+            })
+            .unwrap();
+    }
+    chunk
+}
+
+pub fn arb_history_event() -> impl Strategy<Value = HistoryEvent> {
+    prop_oneof![
+        4 => (0u16..=360, 0u8..4, 1u8..4).prop_map(|(index, from, k)| HistoryEvent::Point {
+            index,
+            from: Cell::from_bits(from),
+            to: Cell::from_bits((from + k) % 4),
+        }),
+        1 => (0usize..3, any::<bool>()).prop_map(|(b, white)| HistoryEvent::Press {
+            button: [Button::Pass, Button::Resign, Button::Clock][b],
+            side: if white { Side::White } else { Side::Black },
+        }),
+        1 => Just(HistoryEvent::Filler),
+    ]
+}
+
+pub fn arb_history_chunk() -> impl Strategy<Value = HistoryChunk> {
+    let entries = prop::collection::vec(
+        (arb_history_event(), any::<u16>())
+            .prop_map(|(event, dt_ms)| HistoryEntry { event, dt_ms }),
+        0..=MAX_CHUNK_ENTRIES,
+    );
+    prop_oneof![
+        3 => (any::<u32>(), any::<u32>(), any::<u32>(), entries).prop_map(
+            |(since, first, base, entries)| {
+                let mut chunk = HistoryChunk::new(since, first, base);
+                for e in entries {
+                    chunk.push(e).unwrap();
+                }
+                chunk
+            }
+        ),
+        1 => (any::<u32>(), any::<bool>(), any::<u32>(), any::<u32>()).prop_map(
+            |(since, lost, first, base)| HistoryChunk::refused(
+                since,
+                if lost { ChunkStatus::Lost } else { ChunkStatus::NoSpan },
+                first,
+                base,
+            )
+        ),
+    ]
+}
+
+pub fn arb_history_info() -> impl Strategy<Value = HistoryInfo> {
+    (0u8..4, any::<[u32; 5]>(), any::<[u8; 6]>(), arb_cells()).prop_map(
+        |(status, [boot_id, since_ms, until_ms, entries, oldest_ms], buttons, base)| {
+            let status = InfoStatus::from_u8(status).unwrap();
+            let buttons = ButtonCounters::from_bytes(buttons);
+            if status == InfoStatus::Ok {
+                HistoryInfo {
+                    status,
+                    boot_id,
+                    since_ms,
+                    until_ms,
+                    entries,
+                    oldest_ms,
+                    buttons,
+                    base,
+                }
+            } else {
+                HistoryInfo::refused(
+                    status,
+                    boot_id,
+                    since_ms,
+                    until_ms,
+                    oldest_ms,
+                    buttons,
+                    base.size(),
+                )
+            }
+        },
+    )
 }
 
 /// An LED frame of `size` with a deterministic palette and cells.
@@ -250,6 +418,17 @@ pub fn arb_message() -> impl Strategy<Value = Message> {
             content_crc
         })),
         arb_led_frame().prop_map(Message::LedFrame),
+        (any::<u32>(), any::<u32>()).prop_map(|(boot_id, since_ms)| Message::HistoryOpen(
+            HistoryOpen { boot_id, since_ms }
+        )),
+        (any::<u32>(), any::<u32>()).prop_map(|(since_ms, from_entry)| Message::HistoryPull(
+            HistoryPull {
+                since_ms,
+                from_entry
+            }
+        )),
+        arb_history_info().prop_map(Message::HistoryInfo),
+        arb_history_chunk().prop_map(Message::HistoryChunk),
     ]
 }
 
