@@ -249,8 +249,14 @@ pub enum EventKind {
     Link {
         /// `connected` or `lost`.
         state: LinkState,
-        /// Why, for `lost`; the board's identity for `connected`.
+        /// Why, for `lost`; the board's identity for `connected` (and, after an outage, what
+        /// became of the board's history of it).
         detail: String,
+        /// On `connected` after an outage of a version-3 board: the board's history of the
+        /// outage replayed (`replayed`, with its counts), or why not (`board_restarted`,
+        /// `lost`, `no_answer`) — then the board is judged as it now lies (PROTOCOL.md §14).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        history: Option<crate::session::HistoryStatus>,
     },
     /// The game ended.
     Result {

@@ -37,9 +37,16 @@ fn main() -> ExitCode {
         Ok(rt) => rt,
         Err(e) => return fail(&anyhow::Error::new(e).context("cannot start the async runtime")),
     };
-    let result: anyhow::Result<()> = runtime.block_on(async {
+    let result: anyhow::Result<ExitCode> = runtime.block_on(async {
         match cli.command {
-            Commands::Demo(args) => cli::demo::run(args).await.map(|_| ())?,
+            Commands::Demo(args) => {
+                let summary = cli::demo::run(args).await?;
+                if let Some(why) = summary.shortfall() {
+                    // the record is not the whole game: exit code 3 (README, "Commands")
+                    eprintln!("{why}");
+                    return Ok(ExitCode::from(3));
+                }
+            }
             Commands::Run(args) => cli::run::run(args).await?,
             Commands::Sim(args) => cli::sim::run(args).await?,
             Commands::Check(_) | Commands::Token(_) => {}
@@ -49,10 +56,10 @@ fn main() -> ExitCode {
                 }
             },
         }
-        Ok(())
+        Ok(ExitCode::SUCCESS)
     });
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(e) => fail(&e),
     }
 }

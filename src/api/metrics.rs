@@ -1,5 +1,6 @@
 //! `GET /metrics`: Prometheus text format (version 0.0.4) — scans, settle latency, serial
-//! errors by kind, reconnections, board restarts, LED frames, events and feed clients.
+//! errors by kind, reconnections, board restarts, LED frames, the board's history, events and
+//! feed clients.
 
 use std::fmt::Write;
 use std::sync::atomic::Ordering;
@@ -102,6 +103,19 @@ pub fn render(shared: &Shared, referee: bool) -> String {
             ("{kind=\"sent\"}", link.led_frames_sent as f64),
             ("{kind=\"resent\"}", link.led_resends as f64),
             ("{kind=\"mismatch\"}", link.led_mismatches as f64),
+        ],
+    );
+    family(
+        &mut out,
+        "board_history_total",
+        "counter",
+        "The board's history after a handshake (PROTOCOL.md §14): histories asked for, replayed whole, fallen back to judging the board as it lies; Pulls and Opens sent again.",
+        &[
+            ("{kind=\"asked\"}", link.histories_asked as f64),
+            ("{kind=\"replayed\"}", link.histories_replayed as f64),
+            ("{kind=\"fallback\"}", link.history_fallbacks as f64),
+            ("{kind=\"repulled\"}", link.history_repulls as f64),
+            ("{kind=\"reopened\"}", link.history_reopens as f64),
         ],
     );
     family(

@@ -60,6 +60,44 @@ pub struct DemoSummary {
     pub wall: Duration,
     /// Events emitted.
     pub events: usize,
+    /// For a game record played to its end: the moves the whole game has, as a referee at
+    /// the board records them (`rules::check_record`'s refereed line). `None` for a board
+    /// script or a demo stopped early.
+    pub expected_moves: Option<usize>,
+}
+
+impl DemoSummary {
+    /// Whether the service recorded the whole game (always, for a script or an early stop).
+    pub fn is_whole_game(&self) -> bool {
+        self.expected_moves
+            .is_none_or(|want| self.record.moves.len() >= want)
+    }
+
+    /// Why the record is not the whole game, for people: the moves recorded, those held for
+    /// the referee and why.
+    pub fn shortfall(&self) -> Option<String> {
+        let want = self.expected_moves?;
+        let got = self.record.moves.len();
+        if got >= want {
+            return None;
+        }
+        let why = match &self.snapshot.state.held {
+            Some(h) => format!(
+                "{} moves are held for the referee: {} orders explain the stones at {} (choose with POST /api/v1/ambiguous/choose, or on the live page)",
+                h.moves,
+                h.explanations,
+                h.points.join(" ")
+            ),
+            None => format!(
+                "the board ended in phase {} ({} open violations)",
+                self.snapshot.state.phase.as_str(),
+                self.snapshot.state.violations.len()
+            ),
+        };
+        Some(format!(
+            "the record is not the whole game: {got} of {want} moves recorded; {why}"
+        ))
+    }
 }
 
 /// Runs the demo. With `exit_when_done` it returns when the game has been played out and the
@@ -212,9 +250,26 @@ pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
             }
         })?;
     }
+    let expected_moves = match (&source, finished) {
+        (Source::Record(r), true) => Some(crate::rules::check_record(r).refereed.len()),
+        _ => None,
+    };
+    let held = snapshot
+        .state
+        .held
+        .as_ref()
+        .map(|h| {
+            format!(
+                ", {} moves held for the referee ({} orders explain {})",
+                h.moves,
+                h.explanations,
+                h.points.join(" ")
+            )
+        })
+        .unwrap_or_default();
     if !quiet {
         println!(
-            "{}: {} moves recorded, phase {}, {} scans in {:.1} s{}",
+            "{}: {} moves recorded{held}, phase {}, {} scans in {:.1} s{}",
             if finished { "game over" } else { "stopped" },
             snapshot.state.move_number,
             snapshot.state.phase.as_str(),
@@ -246,6 +301,7 @@ pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
         sim: sim_report,
         wall,
         events,
+        expected_moves,
     })
 }
 
@@ -413,7 +469,7 @@ fn print_event(ev: &Event) {
             }
             s
         }
-        EventKind::Link { state, detail } => {
+        EventKind::Link { state, detail, .. } => {
             let state = match state {
                 crate::event::LinkState::Connected => "connected",
                 crate::event::LinkState::Lost => "lost",

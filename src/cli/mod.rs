@@ -87,7 +87,8 @@ pub struct BoardArgs {
     /// A board script to play instead of a game record (format: README.md, "Board scripts").
     #[arg(long, value_name = "FILE", conflicts_with = "game")]
     pub script: Option<PathBuf>,
-    /// Noise model of the virtual board: clean, realistic or harsh.
+    /// Noise model of the virtual board: clean, realistic, harsh or blitz (quick players whose
+    /// moves overlap: some hand is nearly always over the board).
     #[arg(long, default_value = "realistic", value_parser = parse_noise)]
     pub noise: NoiseModel,
     /// Seed of every random choice, so a run can be repeated exactly.

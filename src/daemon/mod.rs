@@ -506,6 +506,9 @@ impl SessionTask {
 
     fn port_event(&mut self, ev: PortEvent) {
         let now = self.now_ms();
+        // Also before the first pump (a session restored from its checkpoint): PROTOCOL.md §14.
+        self.connection
+            .set_resume_point(self.session.resume_point());
         match ev {
             PortEvent::Opened => {
                 self.link_error = None;
@@ -549,6 +552,14 @@ impl SessionTask {
                 tracing::error!("session refused a link input: {e}");
             }
         }
+        // A history replayed after an outage ran the session's time on by the board's clock
+        // (the time the service was down is on the players' clocks then): the shell's time
+        // base follows, so time never goes back for the session.
+        let ahead = self.session.now_ms().saturating_sub(self.now_ms());
+        self.base_ms += ahead;
+        // What the board's history is asked from after the next handshake (PROTOCOL.md §14).
+        self.connection
+            .set_resume_point(self.session.resume_point());
         while let Some(bytes) = self.connection.poll_transmit() {
             self.port.write(bytes);
         }

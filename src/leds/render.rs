@@ -91,7 +91,8 @@ pub fn render(scene: &Scene, settings: &LedSettings) -> Frame {
             Role::Restore | Role::MovedFrom => Slot::restore(color, next),
             Role::Ko => Slot::Ko,
             Role::Illegal => Slot::Illegal,
-            Role::Dead => Slot::Dead,
+            // orange: at the count a dead stone, in play a stone whose order is in question
+            Role::Dead | Role::Ambiguous => Slot::Dead,
             Role::TerritoryBlack => Slot::TerritoryBlack,
             Role::TerritoryWhite => Slot::TerritoryWhite,
             Role::Shared => Slot::Shared,

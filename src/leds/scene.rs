@@ -27,6 +27,9 @@ pub enum Role {
     Illegal,
     /// A stone counted as dead at the count (G8, R21).
     Dead,
+    /// A stone of a board held for the referee: the moves it belongs to could have been
+    /// played in several orders, and the referee chooses (`GET state`'s `ambiguous`).
+    Ambiguous,
     /// Black's territory at the count (G9).
     TerritoryBlack,
     /// White's territory at the count (G9).
@@ -49,6 +52,7 @@ impl Role {
             Role::Ko => "ko",
             Role::Illegal => "illegal",
             Role::Dead => "dead",
+            Role::Ambiguous => "ambiguous",
             Role::TerritoryBlack => "territory_black",
             Role::TerritoryWhite => "territory_white",
             Role::Shared => "shared",

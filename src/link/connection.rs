@@ -1,13 +1,20 @@
-//! [`Connection`]: the serial protocol (hardware/PROTOCOL.md, versions 1 and 2) from the host's
-//! side, without I/O: handshake with version fallback, keep-alive, loss detection, and the LED
-//! frames of version 2, acknowledged and re-sent.
+//! [`Connection`]: the serial protocol (hardware/PROTOCOL.md, versions 1 to 3) from the host's
+//! side, without I/O: handshake with version fallback, keep-alive, loss detection, the LED
+//! frames of version 2, acknowledged and re-sent, and the board's history of version 3 (§14.5):
+//! after every handshake the host asks for everything the board saw since its resume point,
+//! holds the live scans back meanwhile, pulls the entries (again when they do not come), and
+//! hands the session either the history and then the live scans after it
+//! ([`LinkEvent::Resumed`]) or, falling back, the link and every live scan
+//! ([`LinkEvent::Up`], [`LinkInfo::history`] saying why).
 
 use std::collections::VecDeque;
 
-use crate::session::LinkInfo;
+use crate::session::{BoardChange, BoardHistory, HistoryStatus, LinkInfo, ResumePoint};
 use smartgoban_protocol::{
-    encode, timing, DecodeError, Feed, Frame, FrameDecoder, Hello, LedAck, LedFrame, Message, Ping,
-    Scan, MAX_FRAME_LEN, MIN_PROTOCOL_VERSION, PROTOCOL_VERSION,
+    encode, timing, ChunkStatus, DecodeError, Feed, Frame, FrameDecoder, Hello, HistoryChunk,
+    HistoryEvent, HistoryInfo, HistoryOpen, HistoryPull, InfoStatus, LedAck, LedFrame, Message,
+    Ping, Scan, HISTORY_VERSION, LED_VERSION, MAX_FRAME_LEN, MIN_PROTOCOL_VERSION,
+    PROTOCOL_VERSION, WINDOW_ENTRIES,
 };
 
 /// Link timing (PROTOCOL.md "Timing").
@@ -21,6 +28,15 @@ pub struct LinkConfig {
     pub timeout_ms: u64,
     /// An LED frame not acknowledged within this long is sent again, ms (PROTOCOL.md §5.6).
     pub led_resend_ms: u64,
+    /// A `HistoryOpen` or `HistoryPull` not answered within this long is sent again, ms
+    /// (PROTOCOL.md §14.5: 200 ms).
+    pub history_resend_ms: u64,
+    /// The most `HistoryOpen`s sent after one handshake (10).
+    pub history_max_opens: u32,
+    /// `HistoryPull`s in a row without progress after which the host gives up (10).
+    pub history_max_stalled_pulls: u32,
+    /// The longest the live scans are held back during the history exchange, host ms (60 s).
+    pub history_hold_ms: u64,
 }
 
 impl Default for LinkConfig {
@@ -30,18 +46,26 @@ impl Default for LinkConfig {
             ping_after_ms: u64::from(timing::PING_INTERVAL_MS),
             timeout_ms: u64::from(timing::LINK_TIMEOUT_MS),
             led_resend_ms: u64::from(timing::LED_RESEND_MS),
+            history_resend_ms: u64::from(timing::HISTORY_RESEND_MS),
+            history_max_opens: timing::HISTORY_MAX_OPENS,
+            history_max_stalled_pulls: timing::HISTORY_MAX_STALLED_PULLS,
+            history_hold_ms: u64::from(timing::HISTORY_HOLD_MS),
         }
     }
 }
 
 /// What the link tells the session.
+///
+/// In a version-3 session the `Up` or `Resumed` of a handshake comes only once the history
+/// exchange is decided (PROTOCOL.md §14.5), and no scan of the session comes before it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum LinkEvent {
     /// The handshake completed ([`LinkInfo::history`] says whether a history was asked for
-    /// and why none follows).
+    /// and why none follows); every live scan of the session follows.
     Up(LinkInfo),
     /// The handshake completed and the board's history since the host's resume point came
-    /// whole (PROTOCOL.md §14): the live scans that follow come after it.
+    /// whole (PROTOCOL.md §14): the live scans that follow are those taken after its
+    /// `until_ms`.
     Resumed {
         /// The board.
         info: LinkInfo,
@@ -99,6 +123,20 @@ pub struct LinkStats {
     /// LED acknowledgements whose CRC differed from the frame sent (the board holds another
     /// frame than the host asked for).
     pub led_mismatches: u64,
+    /// Histories asked for: history exchanges started with a resume point, one per accepted
+    /// `HelloAck` of a version-3 session (a handshake repeated during an exchange starts it
+    /// again), PROTOCOL.md §14.5.
+    pub histories_asked: u64,
+    /// Histories received whole and handed to the session ([`LinkEvent::Resumed`]).
+    pub histories_replayed: u64,
+    /// Histories asked for that did not come (the board restarted, the span was overwritten,
+    /// no answer, a broken history): the session judged the board as it lay.
+    pub history_fallbacks: u64,
+    /// `HistoryPull`s sent again because no chunk brought entries in time (a chunk lost or
+    /// corrupted on the wire).
+    pub history_repulls: u64,
+    /// `HistoryOpen`s sent again because no `HistoryInfo` came in time.
+    pub history_reopens: u64,
 }
 
 /// Where the LED frame asked for with [`Connection::set_leds`] stands.
@@ -152,6 +190,41 @@ struct LedState {
     sends: u32,
 }
 
+/// Where the history exchange of a version-3 session stands (PROTOCOL.md §14.5).
+#[derive(Clone, Debug, PartialEq)]
+enum HistoryPhase {
+    /// Nothing to do: a session below version 3, or the exchange is decided.
+    Idle,
+    /// `HistoryOpen` sent `opens` times, the next due at `next_ms` (host ms).
+    Opening {
+        open: HistoryOpen,
+        opens: u32,
+        next_ms: u64,
+    },
+    /// The span is open: pulling its entries.
+    Pulling(Box<Pulling>),
+}
+
+/// The entries of a span coming in (PROTOCOL.md §14.5).
+#[derive(Clone, Debug, PartialEq)]
+struct Pulling {
+    info: HistoryInfo,
+    /// The first entry the host does not have.
+    next: u32,
+    /// `from_entry` of the last pull.
+    pull_from: u32,
+    /// Pulls since the last chunk that brought entries.
+    stalled: u32,
+    /// When to pull again, host ms: 200 ms after the last pull or the last chunk that brought
+    /// entries.
+    due_ms: u64,
+    /// Every point's reading after the entries so far: each point entry's `from` must match.
+    readings: Vec<smartgoban_protocol::Cell>,
+    changes: Vec<BoardChange>,
+    readings_changed: u32,
+    presses: u32,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
     /// No port open.
@@ -192,7 +265,7 @@ pub struct Connection {
     board_size: Option<u8>,
     /// Where the session's knowledge of the board's scans ends: what a version-3 session asks
     /// the board's history from (PROTOCOL.md §14).
-    resume: Option<crate::session::ResumePoint>,
+    resume: Option<ResumePoint>,
     /// The board of the session, from its last accepted `HelloAck`.
     info: Option<LinkInfo>,
     /// When the session started or its last scan arrived, host ms.
@@ -201,6 +274,19 @@ pub struct Connection {
     last_scan_counter: Option<u32>,
     /// `Hello`s sent since the port opened that no `HelloAck` has answered yet.
     hellos_unanswered: u32,
+    /// The history exchange of the session (version 3).
+    phase: HistoryPhase,
+    /// When the oldest scan still held back was held (the `HelloAck` that started the
+    /// exchange), host ms.
+    pending_since: Option<u64>,
+    /// Live scans of the current session held back during the exchange.
+    held: Vec<Scan>,
+    /// Scans held back in earlier sessions whose exchange a new handshake or a lost link cut
+    /// short, with their boards: covered by a history of the same boot, else handed on, each
+    /// after its own `Up`, when the exchange is decided.
+    interrupted: Vec<(LinkInfo, Vec<Scan>)>,
+    /// The session was told the link is up (an `Up` or `Resumed` not followed by a `Down`).
+    announced: bool,
 }
 
 impl Connection {
@@ -226,12 +312,24 @@ impl Connection {
             last_scan_ms: 0,
             last_scan_counter: None,
             hellos_unanswered: 0,
+            phase: HistoryPhase::Idle,
+            pending_since: None,
+            held: Vec::new(),
+            interrupted: Vec::new(),
+            announced: false,
         }
     }
 
-    /// Whether the handshake is done and scans flow.
+    /// Whether the handshake is done and scans flow (in a version-3 session, possibly still held
+    /// back during the history exchange: [`Connection::history_pending`]).
     pub fn is_up(&self) -> bool {
         matches!(self.state, State::Up { .. })
+    }
+
+    /// Whether the history exchange of a version-3 session is under way (PROTOCOL.md §14.5):
+    /// the live scans are held back until it is decided.
+    pub fn history_pending(&self) -> bool {
+        self.phase != HistoryPhase::Idle
     }
 
     /// The protocol version of the session, once the handshake is done.
@@ -290,7 +388,7 @@ impl Connection {
     /// Sends the LED frame if the session has LED frames and it is not acknowledged and not
     /// sent within the re-send interval.
     fn send_leds(&mut self, now_ms: u64) {
-        if self.version().is_none_or(|v| v < 2) {
+        if self.version().is_none_or(|v| v < LED_VERSION) {
             return;
         }
         let resend_ms = self.config.led_resend_ms;
@@ -338,7 +436,7 @@ impl Connection {
     /// session took in scans: [`crate::session::Session::resume_point`]): after the next
     /// handshake of a version-3 session the board is asked for its history from there
     /// (PROTOCOL.md §14).
-    pub fn set_resume_point(&mut self, resume: Option<crate::session::ResumePoint>) {
+    pub fn set_resume_point(&mut self, resume: Option<ResumePoint>) {
         self.resume = resume;
     }
 
@@ -354,6 +452,7 @@ impl Connection {
         self.last_rx_ms = now_ms;
         self.hello_version = PROTOCOL_VERSION;
         self.hellos_unanswered = 0;
+        self.interrupt_history();
         // A lone delimiter first ends whatever half frame the board may be holding.
         self.transmit.push_back(vec![0]);
         self.send_hello(now_ms);
@@ -361,11 +460,12 @@ impl Connection {
 
     /// The port failed or was closed.
     pub fn on_close(&mut self, reason: &str) {
-        if self.is_up() {
+        if std::mem::take(&mut self.announced) {
             self.events.push_back(LinkEvent::Down {
                 reason: reason.to_string(),
             });
         }
+        self.interrupt_history();
         self.state = State::Closed;
         self.transmit.clear();
     }
@@ -471,25 +571,65 @@ impl Connection {
                     }
                     self.last_scan_counter = Some(scan.scan_counter);
                     self.last_scan_ms = now_ms;
-                    self.events.push_back(LinkEvent::Scan(scan));
+                    if self.phase == HistoryPhase::Idle {
+                        self.events.push_back(LinkEvent::Scan(scan));
+                    } else {
+                        // The history exchange is under way: held back (PROTOCOL.md §14.5).
+                        self.held.push(scan);
+                        self.check_hold(now_ms);
+                    }
                 }
                 _ => self.stats.ignored_scans += 1,
             },
             Message::LedAck(ack) => self.on_led_ack(ack, now_ms),
-            Message::Pong(_) | Message::Hello(_) | Message::Ping(_) | Message::LedFrame(_) => {}
+            Message::HistoryInfo(info) => self.on_history_info(info, now_ms),
+            Message::HistoryChunk(chunk) => self.on_history_chunk(&chunk, now_ms),
+            Message::Pong(_)
+            | Message::Hello(_)
+            | Message::Ping(_)
+            | Message::LedFrame(_)
+            | Message::HistoryOpen(_)
+            | Message::HistoryPull(_) => {}
         }
     }
 
     /// A session starts (or starts again) with the board `info` in protocol `version`: scans
     /// are counted from here, and the LED frame goes again (a new session shows nothing until
-    /// told, PROTOCOL.md §5.6).
+    /// told, PROTOCOL.md §5.6). In version 3 the history exchange starts (PROTOCOL.md §14.5):
+    /// the session hears of the link once it is decided; before, it is told at once.
     fn start_session(&mut self, info: LinkInfo, version: u8, now_ms: u64) {
+        self.interrupt_history();
         self.board_size = Some(info.board_size);
         self.info = Some(info);
         self.state = State::Up { version };
         self.last_scan_ms = now_ms;
         self.last_scan_counter = None;
-        self.events.push_back(LinkEvent::Up(info));
+        if version >= HISTORY_VERSION {
+            let open = match self.resume {
+                Some(r) if r.boot_id != 0 => {
+                    self.stats.histories_asked += 1;
+                    HistoryOpen {
+                        boot_id: r.boot_id,
+                        since_ms: r.since_ms,
+                    }
+                }
+                _ => HistoryOpen {
+                    boot_id: 0,
+                    since_ms: 0,
+                },
+            };
+            self.phase = HistoryPhase::Opening {
+                open,
+                opens: 0,
+                next_ms: now_ms,
+            };
+            self.pending_since.get_or_insert(now_ms);
+            self.send_open(now_ms);
+        } else {
+            self.hand_on_interrupted(HistoryStatus::NotAsked, None);
+            self.announced = true;
+            self.events.push_back(LinkEvent::Up(info));
+        }
         if let Some(leds) = &mut self.leds {
             leds.acked = false;
             leds.sent_ms = None;
@@ -506,11 +646,325 @@ impl Connection {
         (rate > 0).then(|| self.config.timeout_ms.max(2000 / rate))
     }
 
-    /// The link is lost: tell the session and start the handshake again.
+    /// The link is lost: tell the session (if it was told the link is up) and start the
+    /// handshake again; a history exchange under way starts over at the next handshake.
     fn lose(&mut self, reason: String, now_ms: u64) {
-        self.events.push_back(LinkEvent::Down { reason });
+        if std::mem::take(&mut self.announced) {
+            self.events.push_back(LinkEvent::Down { reason });
+        }
+        self.interrupt_history();
         self.rx_seq = None;
         self.send_hello(now_ms);
+    }
+
+    /// The session of the exchange under way is over (a new handshake, a lost link): the
+    /// exchange ends undecided and its held-back scans wait with the board they came from; the
+    /// next exchange decides what becomes of them.
+    fn interrupt_history(&mut self) {
+        if self.phase == HistoryPhase::Idle {
+            return;
+        }
+        self.phase = HistoryPhase::Idle;
+        let held = std::mem::take(&mut self.held);
+        if let (false, Some(info)) = (held.is_empty(), self.info) {
+            self.interrupted.push((info, held));
+        }
+        if self.interrupted.is_empty() {
+            self.pending_since = None; // nothing waits: the next exchange holds from its start
+        }
+    }
+
+    /// The scans of interrupted exchanges are not covered by a history: each session's go to
+    /// the session after its own `Up`, as in version 2 (PROTOCOL.md §14.5 step 7), with the
+    /// status and boot of the exchange that decided (a repeated handshake is no news; and the
+    /// resume point the session derives is the decided session's once its scans follow).
+    fn hand_on_interrupted(&mut self, status: HistoryStatus, boot_id: Option<u32>) {
+        for (mut info, scans) in std::mem::take(&mut self.interrupted) {
+            info.boot_id = boot_id;
+            info.history = status;
+            self.announced = true;
+            self.events.push_back(LinkEvent::Up(info));
+            self.events.extend(scans.into_iter().map(LinkEvent::Scan));
+        }
+        self.pending_since = None;
+    }
+
+    /// Sends the phase's `HistoryOpen` (again), PROTOCOL.md §14.5 step 1.
+    fn send_open(&mut self, now_ms: u64) {
+        let resend_ms = self.config.history_resend_ms;
+        let HistoryPhase::Opening {
+            open,
+            opens,
+            next_ms,
+        } = &mut self.phase
+        else {
+            return;
+        };
+        if *opens > 0 {
+            self.stats.history_reopens += 1;
+        }
+        *opens += 1;
+        *next_ms = now_ms + resend_ms;
+        let open = *open;
+        self.queue(Message::HistoryOpen(open), now_ms);
+    }
+
+    /// Sends a `HistoryPull` from the first missing entry, PROTOCOL.md §14.5 step 4.
+    fn send_pull(&mut self, now_ms: u64) {
+        let resend_ms = self.config.history_resend_ms;
+        let HistoryPhase::Pulling(p) = &mut self.phase else {
+            return;
+        };
+        p.pull_from = p.next;
+        p.stalled += 1;
+        p.due_ms = now_ms + resend_ms;
+        let pull = HistoryPull {
+            since_ms: p.info.since_ms,
+            from_entry: p.next,
+        };
+        self.queue(Message::HistoryPull(pull), now_ms);
+    }
+
+    /// Live scans held back for longer than the limit: give up (PROTOCOL.md §14.5 step 2).
+    fn check_hold(&mut self, now_ms: u64) {
+        if self.phase != HistoryPhase::Idle
+            && self
+                .pending_since
+                .is_some_and(|t| now_ms.saturating_sub(t) >= self.config.history_hold_ms)
+        {
+            self.fall_back(
+                HistoryStatus::NoAnswer,
+                None,
+                "the history exchange held the live scans back too long",
+            );
+        }
+    }
+
+    /// The answer to our `HistoryOpen` (PROTOCOL.md §14.5 step 3).
+    fn on_history_info(&mut self, info: HistoryInfo, now_ms: u64) {
+        let HistoryPhase::Opening { open, .. } = self.phase else {
+            return; // an answer to an earlier Open, or no exchange under way
+        };
+        if info.since_ms != open.since_ms {
+            return;
+        }
+        let boot = Some(info.boot_id);
+        match info.status {
+            InfoStatus::NotAsked => self.fall_back(HistoryStatus::NotAsked, boot, ""),
+            _ if open.boot_id == 0 => self.fall_back(HistoryStatus::NotAsked, boot, ""),
+            InfoStatus::OtherBoot => self.fall_back(
+                HistoryStatus::BoardRestarted {
+                    known_boot: open.boot_id,
+                },
+                boot,
+                "the board restarted since the last scan processed",
+            ),
+            InfoStatus::Lost => self.fall_back(
+                HistoryStatus::Lost {
+                    oldest_ms: info.oldest_ms,
+                },
+                boot,
+                "the board no longer holds the span asked for",
+            ),
+            InfoStatus::Ok if info.boot_id != open.boot_id => self.fall_back(
+                HistoryStatus::BoardRestarted {
+                    known_boot: open.boot_id,
+                },
+                boot,
+                "the board answered for another boot",
+            ),
+            InfoStatus::Ok if Some(info.board_size().get()) != self.board_size => self.fall_back(
+                HistoryStatus::NoAnswer,
+                boot,
+                "the board's history is of another board size",
+            ),
+            InfoStatus::Ok => {
+                self.phase = HistoryPhase::Pulling(Box::new(Pulling {
+                    readings: info.base.iter().collect(),
+                    info,
+                    next: 0,
+                    pull_from: 0,
+                    stalled: 0,
+                    due_ms: now_ms,
+                    changes: Vec::new(),
+                    readings_changed: 0,
+                    presses: 0,
+                }));
+                if info.entries == 0 {
+                    self.finish_history();
+                } else {
+                    self.send_pull(now_ms);
+                }
+            }
+        }
+    }
+
+    /// A chunk of the span being pulled (PROTOCOL.md §14.5 steps 4 and 5).
+    fn on_history_chunk(&mut self, chunk: &HistoryChunk, now_ms: u64) {
+        let resend_ms = self.config.history_resend_ms;
+        let HistoryPhase::Pulling(p) = &mut self.phase else {
+            return;
+        };
+        if chunk.since_ms != p.info.since_ms {
+            return;
+        }
+        let boot = Some(p.info.boot_id);
+        match take_chunk(p, chunk) {
+            Taken::Nothing => {}
+            Taken::Broken => self.fall_back(
+                HistoryStatus::NoAnswer,
+                boot,
+                "the board's history is broken (an entry out of its span or not matching the readings)",
+            ),
+            Taken::NoSpan => self.fall_back(
+                HistoryStatus::NoAnswer,
+                boot,
+                "the board no longer has the span open",
+            ),
+            Taken::Lost { oldest_ms } => self.fall_back(
+                HistoryStatus::Lost { oldest_ms },
+                boot,
+                "the board overwrote the span while it was being sent",
+            ),
+            Taken::Entries => {
+                p.stalled = 0;
+                p.due_ms = now_ms + resend_ms;
+                if p.next >= p.info.entries {
+                    self.finish_history();
+                } else if p.next >= p.pull_from.saturating_add(WINDOW_ENTRIES as u32) {
+                    self.send_pull(now_ms); // the window is in: the next one
+                }
+            }
+        }
+    }
+
+    /// Every entry is in: the session gets the history, then the live scans after it
+    /// (PROTOCOL.md §14.5 step 6).
+    fn finish_history(&mut self) {
+        let HistoryPhase::Pulling(p) = std::mem::replace(&mut self.phase, HistoryPhase::Idle)
+        else {
+            return;
+        };
+        let Some(mut info) = self.info else {
+            return;
+        };
+        let p = *p;
+        info.boot_id = Some(p.info.boot_id);
+        info.history = HistoryStatus::Replayed {
+            changes: p.readings_changed,
+            presses: p.presses,
+        };
+        let (since, until) = (p.info.since_ms, p.info.until_ms);
+        let history = BoardHistory {
+            boot_id: p.info.boot_id,
+            since_ms: since,
+            until_ms: until,
+            base: p.info.base.iter().collect(),
+            changes: p.changes,
+            live_buttons: p.info.buttons,
+        };
+        self.stats.histories_replayed += 1;
+        // Scans of interrupted exchanges: of this boot, after `since_ms` and before the Open,
+        // so in the history.
+        self.interrupted.clear();
+        self.pending_since = None;
+        self.announced = true;
+        self.events.push_back(LinkEvent::Resumed {
+            info,
+            history: Box::new(history),
+        });
+        // The live scans at or before `until_ms` are in the history.
+        let span = until.wrapping_sub(since);
+        for scan in std::mem::take(&mut self.held) {
+            let d = scan.board_ms.wrapping_sub(since);
+            if d > span && d < 1 << 31 {
+                self.events.push_back(LinkEvent::Scan(scan));
+            }
+        }
+    }
+
+    /// The history will not be replayed: the session gets the link with `status` and every
+    /// held-back scan, and judges the board as it lies (PROTOCOL.md §14.5 step 7). `why` is
+    /// logged for a history that was asked for.
+    fn fall_back(&mut self, status: HistoryStatus, boot_id: Option<u32>, why: &str) {
+        let Some(mut info) = self.info else {
+            return;
+        };
+        let asked = !matches!(
+            self.phase,
+            HistoryPhase::Opening {
+                open: HistoryOpen { boot_id: 0, .. },
+                ..
+            }
+        );
+        self.phase = HistoryPhase::Idle;
+        // A request without a resume point asks for nothing, answered or not.
+        let status = if asked {
+            status
+        } else {
+            HistoryStatus::NotAsked
+        };
+        if status != HistoryStatus::NotAsked {
+            self.stats.history_fallbacks += 1;
+            tracing::warn!("no history from the board ({why}): judging the board as it lies");
+        }
+        self.hand_on_interrupted(status, boot_id);
+        info.boot_id = boot_id;
+        info.history = status;
+        self.announced = true;
+        self.events.push_back(LinkEvent::Up(info));
+        for scan in std::mem::take(&mut self.held) {
+            self.events.push_back(LinkEvent::Scan(scan));
+        }
+    }
+
+    /// The history exchange's timers: the Open and Pull re-sends, giving up (PROTOCOL.md
+    /// §14.5).
+    fn history_timeout(&mut self, now_ms: u64) {
+        self.check_hold(now_ms);
+        match &self.phase {
+            HistoryPhase::Idle => {}
+            HistoryPhase::Opening { opens, next_ms, .. } => {
+                if now_ms >= *next_ms {
+                    if *opens >= self.config.history_max_opens {
+                        self.fall_back(
+                            HistoryStatus::NoAnswer,
+                            None,
+                            "the board did not answer the history request",
+                        );
+                    } else {
+                        self.send_open(now_ms);
+                    }
+                }
+            }
+            HistoryPhase::Pulling(p) => {
+                if now_ms >= p.due_ms {
+                    if p.stalled >= self.config.history_max_stalled_pulls {
+                        let boot = Some(p.info.boot_id);
+                        self.fall_back(
+                            HistoryStatus::NoAnswer,
+                            boot,
+                            "the board's chunks kept getting lost",
+                        );
+                    } else {
+                        self.stats.history_repulls += 1;
+                        self.send_pull(now_ms);
+                    }
+                }
+            }
+        }
+    }
+
+    /// When the history exchange's next timer is due, host ms.
+    fn history_deadline(&self) -> Option<u64> {
+        let hold = self
+            .pending_since
+            .map_or(u64::MAX, |t| t.saturating_add(self.config.history_hold_ms));
+        match &self.phase {
+            HistoryPhase::Idle => None,
+            HistoryPhase::Opening { next_ms, .. } => Some((*next_ms).min(hold)),
+            HistoryPhase::Pulling(p) => Some(p.due_ms.min(hold)),
+        }
     }
 
     /// Runs the timers due at `now_ms`: Hello retries, keep-alive pings, loss detection.
@@ -540,14 +994,17 @@ impl Connection {
                         ),
                         now_ms,
                     );
-                } else if now_ms.saturating_sub(self.last_tx_ms) >= self.config.ping_after_ms {
-                    self.ping_nonce = self.ping_nonce.wrapping_add(1);
-                    self.queue(
-                        Message::Ping(Ping {
-                            nonce: self.ping_nonce,
-                        }),
-                        now_ms,
-                    );
+                } else {
+                    self.history_timeout(now_ms);
+                    if now_ms.saturating_sub(self.last_tx_ms) >= self.config.ping_after_ms {
+                        self.ping_nonce = self.ping_nonce.wrapping_add(1);
+                        self.queue(
+                            Message::Ping(Ping {
+                                nonce: self.ping_nonce,
+                            }),
+                            now_ms,
+                        );
+                    }
                 }
             }
         }
@@ -569,14 +1026,20 @@ impl Connection {
                 let resend = self
                     .leds
                     .filter(|l| {
-                        version >= 2
+                        version >= LED_VERSION
                             && !l.acked
                             && self
                                 .board_size
                                 .is_none_or(|b| b == l.frame.board_size().get())
                     })
                     .map(|l| l.sent_ms.map_or(0, |t| t + self.config.led_resend_ms));
-                Some(lost.min(ping).min(no_scan).min(resend.unwrap_or(u64::MAX)))
+                let history = self.history_deadline().unwrap_or(u64::MAX);
+                Some(
+                    lost.min(ping)
+                        .min(no_scan)
+                        .min(resend.unwrap_or(u64::MAX))
+                        .min(history),
+                )
             }
         }
     }
@@ -618,6 +1081,80 @@ impl Connection {
     }
 }
 
+/// What a chunk brought to the span being pulled.
+enum Taken {
+    /// Nothing new: a duplicate, or a chunk after one that was lost (pulled again later).
+    Nothing,
+    /// Entries from the first missing one on.
+    Entries,
+    /// An entry out of the span, a point index off the board, a `from` that is not the
+    /// reading: a broken history.
+    Broken,
+    /// The board has no span of that `since_ms` open.
+    NoSpan,
+    /// The board overwrote the entries; it holds every change after `oldest_ms`.
+    Lost { oldest_ms: u32 },
+}
+
+/// Takes the entries of `chunk` from `p.next` on into `p`, checking each (PROTOCOL.md §14.5
+/// step 5): its board time in (`since_ms`, `until_ms`], a point's index on the board and its
+/// `from` equal to the reading so far.
+fn take_chunk(p: &mut Pulling, chunk: &HistoryChunk) -> Taken {
+    match chunk.status {
+        ChunkStatus::NoSpan => return Taken::NoSpan,
+        ChunkStatus::Lost => {
+            return Taken::Lost {
+                oldest_ms: chunk.base_ms,
+            }
+        }
+        ChunkStatus::Ok => {}
+    }
+    let first = chunk.first_entry;
+    if first > p.next || first.saturating_add(chunk.len() as u32) <= p.next {
+        return Taken::Nothing;
+    }
+    let since = p.info.since_ms;
+    let span = p.info.until_ms.wrapping_sub(since);
+    for e in chunk.timed().skip((p.next - first) as usize) {
+        if p.next >= p.info.entries {
+            break;
+        }
+        let d = e.board_ms.wrapping_sub(since);
+        if d == 0 || d > span {
+            return Taken::Broken;
+        }
+        match e.event {
+            HistoryEvent::Point { index, from, to } => {
+                match p.readings.get_mut(usize::from(index)) {
+                    Some(reading) if *reading == from => *reading = to,
+                    _ => return Taken::Broken,
+                }
+                p.readings_changed += 1;
+                p.changes.push(BoardChange::Reading {
+                    board_ms: e.board_ms,
+                    index,
+                    cell: to,
+                });
+            }
+            HistoryEvent::Press { button, side } => {
+                p.presses += 1;
+                p.changes.push(BoardChange::Press {
+                    board_ms: e.board_ms,
+                    button,
+                    side,
+                });
+            }
+            HistoryEvent::Filler => {}
+        }
+        p.next += 1;
+    }
+    Taken::Entries
+}
+
+#[cfg(test)]
+#[path = "connection_history_tests.rs"]
+mod history_tests;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -625,13 +1162,13 @@ mod tests {
         BoardSize, ButtonCounters, HelloAck, LedCells, LedPaint, PackedCells,
     };
 
-    fn frame_bytes(seq: u8, message: Message) -> Vec<u8> {
+    pub(super) fn frame_bytes(seq: u8, message: Message) -> Vec<u8> {
         let mut buf = [0u8; MAX_FRAME_LEN];
         let n = encode(&Frame { seq, message }, &mut buf).unwrap();
         buf[..n].to_vec()
     }
 
-    fn ack(version: u8, accepted: bool) -> Message {
+    pub(super) fn ack(version: u8, accepted: bool) -> Message {
         Message::HelloAck(HelloAck {
             protocol_version: version,
             accepted,
@@ -651,11 +1188,34 @@ mod tests {
         })
     }
 
-    fn events(c: &mut Connection) -> Vec<LinkEvent> {
+    /// The version of the board in the tests of what versions 2 and 3 share (LED frames, loss
+    /// detection, restarts): 2, so that no history exchange holds the scans back.
+    const V2: u8 = 2;
+
+    /// A connection whose port just opened and whose board refused our version for `version`:
+    /// the next accepted `HelloAck` opens a session of that version (PROTOCOL.md §4). The
+    /// refusal has seq 255, so that a next frame of seq 0 is no loss.
+    fn fallen_back_to(version: u8) -> Connection {
+        let mut c = Connection::new(LinkConfig::default());
+        c.on_open(0);
+        c.handle_bytes(&frame_bytes(255, ack(version, false)), 0);
+        assert!(
+            matches!(&sent(&mut c)[..], [Message::Hello(h), Message::Hello(h2)]
+                if h.protocol_version == PROTOCOL_VERSION && h2.protocol_version == version)
+        );
+        c
+    }
+
+    /// [`fallen_back_to`] a version-2 board.
+    fn fallen_back() -> Connection {
+        fallen_back_to(V2)
+    }
+
+    pub(super) fn events(c: &mut Connection) -> Vec<LinkEvent> {
         std::iter::from_fn(|| c.poll_event()).collect()
     }
 
-    fn sent(c: &mut Connection) -> Vec<Message> {
+    pub(super) fn sent(c: &mut Connection) -> Vec<Message> {
         let mut d = FrameDecoder::new();
         let bytes: Vec<u8> = std::iter::from_fn(|| c.poll_transmit()).flatten().collect();
         d.frames(&bytes)
@@ -666,17 +1226,15 @@ mod tests {
 
     #[test]
     fn handshake_then_scans_then_timeout_and_rehandshake() {
-        let mut c = Connection::new(LinkConfig::default());
-        c.on_open(0);
-        assert!(matches!(sent(&mut c)[..], [Message::Hello(_)]));
-        // Scans before the handshake are from an earlier session: ignored.
+        let mut c = fallen_back(); // its Hellos checked
+                                   // Scans before the handshake are from an earlier session: ignored.
         c.handle_bytes(&frame_bytes(0, scan(5)), 10);
         assert!(events(&mut c).is_empty());
         assert_eq!(c.stats().ignored_scans, 1);
         // Hello repeated every 500 ms until answered.
         c.handle_timeout(500);
         assert!(matches!(sent(&mut c)[..], [Message::Hello(_)]));
-        c.handle_bytes(&frame_bytes(1, ack(PROTOCOL_VERSION, true)), 600);
+        c.handle_bytes(&frame_bytes(1, ack(V2, true)), 600);
         assert!(matches!(
             events(&mut c)[..],
             [LinkEvent::Up(LinkInfo { board_size: 9, .. })]
@@ -699,9 +1257,8 @@ mod tests {
 
     #[test]
     fn garbage_and_bad_frames_are_counted_and_skipped() {
-        let mut c = Connection::new(LinkConfig::default());
-        c.on_open(0);
-        c.handle_bytes(&frame_bytes(0, ack(PROTOCOL_VERSION, true)), 1);
+        let mut c = fallen_back();
+        c.handle_bytes(&frame_bytes(0, ack(V2, true)), 1);
         events(&mut c);
         let mut bytes = vec![1, 2, 3, 0xff, 0]; // garbage up to a delimiter
         let mut bad = frame_bytes(1, scan(1));
@@ -753,9 +1310,8 @@ mod tests {
 
     #[test]
     fn close_while_up_reports_down() {
-        let mut c = Connection::new(LinkConfig::default());
-        c.on_open(0);
-        c.handle_bytes(&frame_bytes(0, ack(PROTOCOL_VERSION, true)), 1);
+        let mut c = fallen_back();
+        c.handle_bytes(&frame_bytes(0, ack(V2, true)), 1);
         events(&mut c);
         c.on_close("unplugged");
         assert_eq!(
@@ -778,9 +1334,16 @@ mod tests {
         frame
     }
 
-    fn up(version: u8) -> Connection {
-        let mut c = Connection::new(LinkConfig::default());
-        c.on_open(0);
+    /// A connection in a session of `version` (for a version below ours, after the board's
+    /// refusal and our fallback, PROTOCOL.md §4); sent frames and events drained.
+    pub(super) fn up(version: u8) -> Connection {
+        let mut c = if version < PROTOCOL_VERSION {
+            fallen_back_to(version)
+        } else {
+            let mut c = Connection::new(LinkConfig::default());
+            c.on_open(0);
+            c
+        };
         sent(&mut c);
         c.handle_bytes(&frame_bytes(0, ack(version, true)), 1);
         events(&mut c);
@@ -789,14 +1352,13 @@ mod tests {
 
     #[test]
     fn led_frames_are_sent_acknowledged_and_resent() {
-        let mut c = Connection::new(LinkConfig::default());
-        c.on_open(0);
+        let mut c = fallen_back();
         sent(&mut c);
         // Asked for before the link is up: waits for the handshake.
         c.set_leds(led_frame(10), 0);
         assert_eq!(c.led_delivery(), LedDelivery::Pending { frame_id: 0 });
         assert!(sent(&mut c).is_empty());
-        c.handle_bytes(&frame_bytes(0, ack(PROTOCOL_VERSION, true)), 1);
+        c.handle_bytes(&frame_bytes(0, ack(V2, true)), 1);
         let first = match &sent(&mut c)[..] {
             [Message::LedFrame(f)] => *f,
             other => panic!("{other:?}"),
@@ -845,7 +1407,7 @@ mod tests {
             630,
         );
         assert_eq!(c.led_delivery(), LedDelivery::Shown { frame_id: 1 });
-        c.handle_bytes(&frame_bytes(4, ack(PROTOCOL_VERSION, true)), 640);
+        c.handle_bytes(&frame_bytes(4, ack(V2, true)), 640);
         assert!(matches!(&sent(&mut c)[..], [Message::LedFrame(f)] if f.frame_id == 1));
         assert_eq!(c.led_delivery(), LedDelivery::Pending { frame_id: 1 });
         assert_eq!(c.stats().led_frames_sent, 5);
@@ -899,7 +1461,7 @@ mod tests {
 
     #[test]
     fn wrong_acknowledgements_never_make_the_host_send_faster_than_the_resend_interval() {
-        let mut c = up(PROTOCOL_VERSION);
+        let mut c = up(V2);
         c.set_leds(led_frame(7), 10);
         let frame = match &sent(&mut c)[..] {
             [Message::LedFrame(f)] => *f,
@@ -957,7 +1519,7 @@ mod tests {
 
     #[test]
     fn a_frame_of_another_size_than_the_board_is_not_sent() {
-        let mut c = up(PROTOCOL_VERSION); // a 9×9 board
+        let mut c = up(V2); // a 9×9 board
         let mut big = led_frame(1);
         big.cells = LedCells::new(BoardSize::NINETEEN);
         c.set_leds(big, 10);
@@ -986,7 +1548,7 @@ mod tests {
     fn a_board_that_restarts_and_only_answers_pings_is_lost_within_the_timeout() {
         // PROTOCOL.md §4: a restarted board has no session and sends no scan until a Hello,
         // but still answers Pings. Its Pongs must not keep the session alive.
-        let mut c = up(PROTOCOL_VERSION);
+        let mut c = up(V2);
         let mut seq = 1;
         let mut t = 1;
         while t <= 400 {
@@ -1018,25 +1580,24 @@ mod tests {
         assert_eq!(c.stats().board_resets, 1);
         assert_eq!(c.stats().timeouts, 0);
         assert!(!c.is_up());
-        c.handle_bytes(&frame_bytes(seq, ack(PROTOCOL_VERSION, true)), 1400);
+        c.handle_bytes(&frame_bytes(seq, ack(V2, true)), 1400);
         assert!(matches!(events(&mut c)[..], [LinkEvent::Up(_)]));
         assert_eq!(c.stats().board_resets, 1, "an answered Hello is no reset");
     }
 
     #[test]
     fn an_unasked_hello_ack_is_a_board_reset_and_restarts_the_session() {
-        let mut c = Connection::new(LinkConfig::default());
-        c.on_open(0);
+        let mut c = fallen_back();
         c.handle_timeout(500); // a second Hello: two answers are expected
         sent(&mut c);
-        c.handle_bytes(&frame_bytes(0, ack(PROTOCOL_VERSION, true)), 510);
-        c.handle_bytes(&frame_bytes(1, ack(PROTOCOL_VERSION, true)), 511);
+        c.handle_bytes(&frame_bytes(0, ack(V2, true)), 510);
+        c.handle_bytes(&frame_bytes(1, ack(V2, true)), 511);
         assert_eq!(c.stats().board_resets, 0);
         c.handle_bytes(&frame_bytes(2, scan(0)), 520);
         c.handle_bytes(&frame_bytes(3, scan(1)), 540);
         events(&mut c);
         // The board restarts and announces itself: a new session, counted once.
-        c.handle_bytes(&frame_bytes(0, ack(PROTOCOL_VERSION, true)), 600);
+        c.handle_bytes(&frame_bytes(0, ack(V2, true)), 600);
         c.handle_bytes(&frame_bytes(1, scan(0)), 620);
         assert!(matches!(
             events(&mut c)[..],
@@ -1050,7 +1611,7 @@ mod tests {
     fn a_scan_counter_that_goes_back_restarts_the_session() {
         // A board that restarts and streams at once (or whose HelloAck was lost): its button
         // counters are back at 0, so the session restarts before the scan is taken.
-        let mut c = up(PROTOCOL_VERSION);
+        let mut c = up(V2);
         for k in 0..5u8 {
             c.handle_bytes(&frame_bytes(k + 1, scan(k.into())), 2 + u64::from(k) * 20);
         }
@@ -1064,7 +1625,7 @@ mod tests {
         assert_eq!(c.stats().board_resets, 1);
         assert_eq!(c.stats().handshakes, 1, "no handshake happened");
         // Counters going on, wrapping included, are no reset.
-        let mut c = up(PROTOCOL_VERSION);
+        let mut c = up(V2);
         c.handle_bytes(&frame_bytes(1, scan(u32::MAX - 1)), 2);
         c.handle_bytes(&frame_bytes(2, scan(u32::MAX)), 3);
         c.handle_bytes(&frame_bytes(3, scan(0)), 4);

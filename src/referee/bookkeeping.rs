@@ -85,7 +85,22 @@ impl Referee {
                 points: fresh_pending,
             });
         }
+        let now = self.now_ms;
+        for &(p, _) in tally
+            .still_pending
+            .iter()
+            .filter(|(p, _)| fresh.contains(p))
+        {
+            self.captured_at.retain(|&(q, _)| q != p);
+            self.captured_at.push((p, now));
+            self.first_touched.retain(|&(q, _)| q != p);
+        }
         self.pending = tally.still_pending;
+        let pending = &self.pending;
+        self.captured_at
+            .retain(|&(q, _)| pending.iter().any(|&(p, _)| p == q));
+        self.first_touched
+            .retain(|&(q, _)| pending.iter().any(|&(p, _)| p == q));
         // R18.2, R22.6: put right once the captured stones they name are off the board.
         let ids: Vec<u32> = self
             .violations
@@ -184,7 +199,7 @@ impl Referee {
         // Stones held for the referee's choice are neither to lift nor to put back until the
         // choice is made.
         if let Some(a) = &self.ambiguous {
-            let steps = || a.candidates.iter().flat_map(|c| c.steps.iter());
+            let steps = || a.ways.iter().flat_map(|w| w.candidate.steps.iter());
             diff.remove.retain(|p| !steps().any(|s| s.point == *p));
             diff.restore
                 .retain(|(p, _)| !steps().any(|s| s.captured.contains(p)));

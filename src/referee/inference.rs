@@ -6,6 +6,24 @@
 //! board exactly — with the one allowance that captured stones may still lie on the board until
 //! their captor lifts them (R18.2).
 //!
+//! **Order from the scans.** Each new stone comes with the interval in which it went down
+//! ([`PointTimes`]: from `left_ms`, the first scan its point stopped reading empty — a hand
+//! arriving — to `seen_ms`, the first clear scan of the stone). Two stones are **told apart**
+//! when one is known to have gone down first:
+//!
+//! * *certainly*: `a.seen_ms < b.left_ms` — a was seen before anything touched b's point; or
+//! * *by their scans*: `a.left_ms <= b.left_ms` and `a.seen_ms + TELL_APART_MS <= b.seen_ms` —
+//!   a's point was disturbed no later than b's and a was seen at least three scans
+//!   ([`TELL_APART_MS`]) before b.
+//!
+//! Stones seen within the same few scans, or hidden under one hand until both were down (seen
+//! at the same scan), or one whose interval lies inside the other's, are **not** told apart. A
+//! capture's stones vanish after the capturing stone: an order in which a captured stone was
+//! seen gone before its captor's point was touched is no explanation. The orders consistent with
+//! every pair told apart are tried first; if none of them is legal, only the certain pairs
+//! bind. This is evidence, not a guess: when the evidence leaves several legal orders, they
+//! are all given to the referee.
+//!
 //! * one ordering of alternating legal moves explains the board → those moves (a quick reply
 //!   before the board settled is two moves);
 //! * several orderings, or a stone of the side not to move that a hidden stone (a throw-in
@@ -17,13 +35,41 @@
 //! * anything else → [`Verdict::Unexplained`] with the exact difference.
 
 use crate::rules::{Board, Color, Game, Illegal, Point};
-use crate::sensing::StoneGrid;
+use crate::sensing::{PointTimes, StoneGrid};
 
 /// A captured stone that is still physically on the board, with its colour.
 pub type Pending = (Point, Color);
 
-/// Most new stones one settled board may explain (a quick exchange of two moves each).
+/// Most new stones one settled board may explain without times that order them (a quick
+/// exchange of two moves each).
 pub const MAX_NEW_STONES: usize = 4;
+
+/// Most new stones one settled board may explain when their times order them (after the
+/// board's history was replayed, or quick play): above [`MAX_NEW_STONES`] the times must leave
+/// exactly one legal order, found within [`SEARCH_BUDGET`] tries.
+pub const MAX_TIMED_NEW_STONES: usize = 12;
+
+/// Stones tried, at most, in one search over move orders.
+pub const SEARCH_BUDGET: usize = 20_000;
+
+pub use crate::sensing::TELL_APART_MS;
+
+/// How strictly the stones' times bind the order of the moves (module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Binding {
+    /// Every pair told apart keeps its order.
+    ToldApart,
+    /// Only pairs certainly in order keep it.
+    Certain,
+}
+
+/// Whether the stone with times `a` is known to have gone down before the one with `b`.
+fn before(a: PointTimes, b: PointTimes, binding: Binding) -> bool {
+    match binding {
+        Binding::Certain => a.certainly_before(&b),
+        Binding::ToldApart => a.told_apart_before(&b),
+    }
+}
 
 /// The exact difference between the record's position and the board: what to do to the
 /// board to make it match (DESIGN.md `desync`).
@@ -93,6 +139,9 @@ pub struct Candidate {
     pub steps: Vec<Step>,
     /// `steps[0]` was played by the side not to move (R17.2).
     pub out_of_turn: bool,
+    /// Captured stones still lying on the board after these moves.
+    #[serde(default)]
+    pub still_pending: Vec<Pending>,
 }
 
 /// What explains a settled board.
@@ -132,12 +181,29 @@ pub enum Verdict {
 }
 
 /// Explains `grid` from the record position in `game`, with `pending` captured stones that may
-/// still lie on the board.
+/// still lie on the board, without times (every order of the new stones is possible).
 pub fn explain(game: &Game, pending: &[Pending], grid: &StoneGrid) -> Verdict {
+    explain_timed(game, pending, grid, None, &[])
+}
+
+/// Explains `grid` from the record position in `game`, with `pending` captured stones that may
+/// still lie on the board; `times` (per point, dense index order) orders the new stones where
+/// they were told apart (module docs); `touched` (per point, empty if unknown) is the last
+/// board time, ms, each point was disturbed
+/// ([`crate::sensing::Stabiliser::touched`]): a captured stone still on a point disturbed since
+/// may be a new stone put there.
+pub fn explain_timed(
+    game: &Game,
+    pending: &[Pending],
+    grid: &StoneGrid,
+    times: Option<&[PointTimes]>,
+    touched: &[u64],
+) -> Verdict {
     let board = game.board();
     if grid.size() != board.size() {
         return Verdict::Unexplained(BoardDiff::between(board, &StoneGrid::empty(board.size())));
     }
+    let times = times.filter(|t| t.len() == usize::from(board.size()).pow(2));
     let unexplained = || Verdict::Unexplained(BoardDiff::between(board, grid));
     let added: Vec<(Point, Color)> = grid
         .iter()
@@ -151,50 +217,84 @@ pub fn explain(game: &Game, pending: &[Pending], grid: &StoneGrid) -> Verdict {
             return Verdict::Unchanged(t);
         }
     }
-    if added.len() > MAX_NEW_STONES {
+    let limit = if times.is_some() {
+        MAX_TIMED_NEW_STONES
+    } else {
+        MAX_NEW_STONES
+    };
+    if added.len() > limit {
         return unexplained();
     }
-    let mut search = Search {
-        game: game.clone(),
-        pending,
-        grid,
-        found: Vec::new(),
+    // Visible stones only, alternating from the side to move: first with every pair told
+    // apart in order, then (if no such order is legal) with only the certain pairs.
+    let bindings: &[Option<Binding>] = match times {
+        Some(_) => &[Some(Binding::ToldApart), Some(Binding::Certain)],
+        None => &[None],
     };
-    // Visible stones only, alternating from the side to move.
-    search.run(&added, &[], 0);
-    match search.found.len() {
-        1 => {
-            let (steps, tally) = search.found.pop().unwrap_or_default();
-            return Verdict::Moves { steps, tally };
+    for &binding in bindings {
+        let mut search = Search::new(game, pending, grid, times.zip(binding));
+        search.run(&added, &[], 0);
+        if search.exhausted && added.len() > MAX_NEW_STONES {
+            return unexplained(); // too many orders to try: no guess
         }
-        n if n > 1 => {
-            return Verdict::Ambiguous(
-                search
-                    .found
-                    .into_iter()
-                    .map(|(steps, _)| Candidate {
-                        steps,
-                        out_of_turn: false,
-                    })
-                    .collect(),
-            )
+        match search.found.len() {
+            1 => {
+                let (steps, tally) = search.found.pop().unwrap_or_default();
+                return Verdict::Moves { steps, tally };
+            }
+            // More stones than a quick exchange are explained only when their times leave one
+            // order: a board that changed that much otherwise needs the referee (desync).
+            n if n > 1 && added.len() > MAX_NEW_STONES => return unexplained(),
+            n if n > 1 => {
+                return Verdict::Ambiguous(
+                    search
+                        .found
+                        .into_iter()
+                        .map(|(steps, tally)| Candidate {
+                            steps,
+                            out_of_turn: false,
+                            still_pending: tally.still_pending,
+                        })
+                        .collect(),
+                )
+            }
+            _ => {}
         }
-        _ => {}
     }
     // A captured stone still on the board may also stand for a new stone on the same point
-    // (lifted and put back under a hand, as in a snapback): try each as a move.
+    // (lifted and put back under a hand, as in a snapback): try each as a move. A point
+    // disturbed since its stone first went down (`touched`) had its new stone by the end of
+    // that disturbance: that is its time; a point never disturbed since gives no order.
     let mut replayed = Vec::new();
-    for &(p, c) in pending.iter().filter(|&&(p, c)| grid.get(p) == Some(c)) {
-        let mut with = added.clone();
-        with.push((p, c));
-        let mut search = Search {
-            game: game.clone(),
-            pending,
-            grid,
-            found: Vec::new(),
-        };
-        search.run(&with, &[], 0);
-        replayed.extend(search.found);
+    if added.len() < MAX_NEW_STONES {
+        for &(p, c) in pending.iter().filter(|&&(p, c)| grid.get(p) == Some(c)) {
+            let mut with = added.clone();
+            with.push((p, c));
+            let i = p.index(board.size());
+            let replaced = times.zip(touched.get(i)).and_then(|(t, &last)| {
+                let first = t.get(i)?;
+                (last > first.seen_ms).then(|| {
+                    let mut t = t.to_vec();
+                    t[i] = PointTimes {
+                        left_ms: first.seen_ms,
+                        seen_ms: last + 1,
+                    };
+                    t
+                })
+            });
+            let orders: &[Option<Binding>] = match replaced {
+                Some(_) => &[Some(Binding::ToldApart), Some(Binding::Certain)],
+                None => &[None],
+            };
+            for &binding in orders {
+                let mut search = Search::new(game, pending, grid, replaced.as_deref().zip(binding));
+                search.run(&with, &[], 0);
+                if !search.found.is_empty() {
+                    replayed.extend(search.found);
+                    break;
+                }
+            }
+        }
     }
     if replayed.len() == 1 {
         let (steps, tally) = replayed.pop().unwrap_or_default();
@@ -241,12 +341,7 @@ fn single_out_of_turn(
     let hidden_spots: Vec<Point> = neighbours(point, board.size())
         .filter(|&n| board.get(n).is_none() && grid.get(n).is_none())
         .collect();
-    let mut search = Search {
-        game: game.clone(),
-        pending,
-        grid,
-        found: Vec::new(),
-    };
+    let mut search = Search::new(game, pending, grid, None);
     search.run(&[(point, color)], &hidden_spots, 1);
     if search.found.is_empty() {
         return Verdict::OutOfTurn {
@@ -257,14 +352,16 @@ fn single_out_of_turn(
     let mut candidates: Vec<Candidate> = search
         .found
         .into_iter()
-        .map(|(steps, _)| Candidate {
+        .map(|(steps, tally)| Candidate {
             steps,
             out_of_turn: false,
+            still_pending: tally.still_pending,
         })
         .collect();
     candidates.push(Candidate {
         steps: vec![step],
         out_of_turn: true,
+        still_pending: solo_tally.still_pending,
     });
     Verdict::Ambiguous(candidates)
 }
@@ -308,10 +405,33 @@ struct Search<'a> {
     game: Game,
     pending: &'a [Pending],
     grid: &'a StoneGrid,
+    /// The stones' times and how strictly they bind the order.
+    order: Option<(&'a [PointTimes], Binding)>,
     found: Vec<(Vec<Step>, CaptureTally)>,
+    /// Stones tried so far.
+    tries: usize,
+    /// The search stopped at [`SEARCH_BUDGET`] tries.
+    exhausted: bool,
 }
 
-impl Search<'_> {
+impl<'a> Search<'a> {
+    fn new(
+        game: &Game,
+        pending: &'a [Pending],
+        grid: &'a StoneGrid,
+        order: Option<(&'a [PointTimes], Binding)>,
+    ) -> Self {
+        Search {
+            game: game.clone(),
+            pending,
+            grid,
+            order,
+            found: Vec::new(),
+            tries: 0,
+            exhausted: false,
+        }
+    }
+
     /// Tries every order of `remaining` stones (and at most `hidden` throw-ins on
     /// `hidden_spots`), alternating from the side to move; records each that ends on the board.
     fn run(&mut self, remaining: &[(Point, Color)], hidden_spots: &[Point], hidden: usize) {
@@ -319,6 +439,49 @@ impl Search<'_> {
         let mut fresh = Vec::new();
         let mut left = remaining.to_vec();
         self.dfs(&mut left, hidden_spots, hidden, &mut steps, &mut fresh);
+    }
+
+    fn times(&self, p: Point) -> Option<(PointTimes, Binding)> {
+        let (times, binding) = self.order?;
+        times.get(p.index(self.grid.size())).map(|&t| (t, binding))
+    }
+
+    /// Whether `point` may be played now, before every stone in `left`: none of them is known
+    /// to have gone down before it.
+    fn may_come_next(&self, point: Point, left: &[(Point, Color)]) -> bool {
+        let Some((mine, binding)) = self.times(point) else {
+            return true;
+        };
+        let color = self.grid.get(point);
+        !left.iter().any(|&(other, other_color)| {
+            // Between the two colours only certainty binds: alternation orders them once the
+            // stones of each colour are in order, and a stone covered again by the next hands
+            // is seen after the opponent's reply to it.
+            let binding = if Some(other_color) == color {
+                binding
+            } else {
+                Binding::Certain
+            };
+            other != point
+                && self
+                    .times(other)
+                    .is_some_and(|(t, _)| before(t, mine, binding))
+        })
+    }
+
+    /// Whether a stone at `point` capturing `captured` fits the times: a captured stone already
+    /// gone from the board must not have been seen gone before the capturing point was
+    /// touched (module docs).
+    fn captures_fit(&self, point: Point, captured: &[Point]) -> bool {
+        let Some((mine, _)) = self.times(point) else {
+            return true;
+        };
+        captured.iter().all(|&c| {
+            self.grid.get(c).is_some()
+                || self
+                    .times(c)
+                    .is_none_or(|(gone, _)| gone.seen_ms >= mine.left_ms)
+        })
     }
 
     fn dfs(
@@ -329,7 +492,7 @@ impl Search<'_> {
         steps: &mut Vec<Step>,
         fresh: &mut Vec<Pending>,
     ) {
-        if self.found.len() > 8 {
+        if self.found.len() > 8 || self.exhausted {
             return; // plenty to call it ambiguous
         }
         if left.is_empty() {
@@ -341,7 +504,7 @@ impl Search<'_> {
         let mover = self.game.to_move();
         for i in 0..left.len() {
             let (point, color) = left[i];
-            if color != mover {
+            if color != mover || !self.may_come_next(point, left) {
                 continue;
             }
             left.swap_remove(i);
@@ -380,9 +543,18 @@ impl Search<'_> {
         steps: &mut Vec<Step>,
         fresh: &mut Vec<Pending>,
     ) {
+        self.tries += 1;
+        if self.tries > SEARCH_BUDGET {
+            self.exhausted = true;
+            return;
+        }
         let Ok(outcome) = self.game.play(color, Some(point)) else {
             return;
         };
+        if !is_hidden && !self.captures_fit(point, &outcome.captured) {
+            self.game.undo();
+            return;
+        }
         let fresh_len = fresh.len();
         fresh.extend(outcome.captured.iter().map(|&p| (p, color.opposite())));
         steps.push(Step {

@@ -5,14 +5,26 @@
 use super::*;
 
 impl Referee {
-    /// A newly settled board that differs from the previous one.
+    /// A board from the stabiliser that differs from the previous one: the whole board
+    /// settled ([`Observation::complete`]), or — while hands are still over the board — the
+    /// changes known for certain so far.
     ///
     /// Open violations that require the board to be put back (an invalid stone to lift, a
     /// moved stone to return, …) are applied to the board first: the board is judged as it will
     /// be once fixed, so the stone waiting to come off is never taken for a later move, and the
     /// violation closes once the board shows the fix.
+    ///
+    /// A board that is not complete is judged in play only as far as moves (or captured stones
+    /// lifted) explain it, or several orders of them (held for the referee); anything else may
+    /// be a move still half hidden under a hand, and waits for the complete board — or, while
+    /// the board never settles, for [`PARTIAL_PATIENCE_MS`] — before it is judged as it stands.
     pub fn on_board(&mut self, obs: Observation<'_>) {
         self.now_ms = self.now_ms.max(obs.at_ms);
+        let partial_ok =
+            matches!(self.phase, Phase::Play | Phase::Setup) && self.handicap_left == 0;
+        if !obs.complete && !partial_ok {
+            return; // desync, scoring, a pause: judged once the board is complete
+        }
         self.last_grid = Some(obs.grid.clone());
         let phase = self.phase;
         match phase {
@@ -31,11 +43,57 @@ impl Referee {
             grid: &fixed,
             ..obs
         };
+        if !obs.complete {
+            let waited = self
+                .partial_since
+                .is_some_and(|since| obs.at_ms.saturating_sub(since) >= PARTIAL_PATIENCE_MS);
+            if self.judge_moves_only(fobs) {
+                self.partial_since = None;
+            } else if !waited {
+                self.partial_since.get_or_insert(obs.at_ms);
+                return;
+            } else {
+                self.partial_since = None;
+                self.judge(fobs);
+            }
+            self.check_overdue_captures(fobs);
+            self.settle_fixes(obs.grid);
+            self.refresh_guidance(obs.grid);
+            self.prev_board_ms = obs.at_ms;
+            return;
+        }
+        self.partial_since = None;
         if !(self.handicap_left > 0 && self.place_handicap(fobs.grid)) {
             self.judge(fobs);
         }
+        self.check_overdue_captures(fobs);
         self.settle_fixes(obs.grid);
         self.refresh_guidance(obs.grid);
+        self.prev_board_ms = obs.at_ms;
+    }
+
+    /// Judges a board that is not complete as far as moves explain it: the held explanations
+    /// followed by moves, moves (or captured stones lifted), or several orders of moves (held).
+    /// Returns whether the board was explained so.
+    fn judge_moves_only(&mut self, obs: Observation<'_>) -> bool {
+        if let Some(held) = self.ambiguous.clone() {
+            return self.judge_after_held(&held, obs);
+        }
+        let verdict = explain_timed(
+            &self.game,
+            &self.pending,
+            obs.grid,
+            obs.timing(),
+            obs.touched,
+        );
+        match verdict {
+            Verdict::Unchanged(_) | Verdict::Moves { .. } | Verdict::Ambiguous(_) => {
+                self.apply_verdict(verdict, obs);
+                self.anomalies.clear();
+                true
+            }
+            _ => false,
+        }
     }
 
     /// Judges a board (with the pending fixes applied): explained by moves, or one of the
@@ -46,7 +104,13 @@ impl Referee {
                 return;
             }
         }
-        let verdict = explain(&self.game, &self.pending, obs.grid);
+        let verdict = explain_timed(
+            &self.game,
+            &self.pending,
+            obs.grid,
+            obs.timing(),
+            obs.touched,
+        );
         if self.apply_verdict(verdict, obs) {
             self.anomalies.clear();
             return;
@@ -99,26 +163,46 @@ impl Referee {
                 true
             }
             Verdict::Ambiguous(candidates) => {
-                // Accepting the board as played takes it at face value: the stone out of turn
-                // rather than a throw-in nobody saw.
+                // A throw-in nobody saw needs a point a hand was over since the last board.
+                let candidates = self.plausible(candidates, obs);
+                if let [only] = &candidates[..] {
+                    let only = only.clone();
+                    return self.apply_candidate(only, obs);
+                }
+                // Accepting the board as played takes it at face value: a throw-in a hand was
+                // over, else the stone out of turn rather than a throw-in nobody saw.
+                let hidden_seen = candidates
+                    .iter()
+                    .filter(|c| !c.out_of_turn && c.steps.iter().any(|s| s.hidden))
+                    .count();
                 let face_value = (self.config.policy == Policy::AcceptAsPlayed)
                     .then(|| {
-                        candidates
-                            .iter()
-                            .find(|c| c.out_of_turn && c.steps.len() == 1)
-                            .cloned()
+                        if hidden_seen == 1 && !obs.touched.is_empty() {
+                            candidates
+                                .iter()
+                                .find(|c| !c.out_of_turn && c.steps.iter().any(|s| s.hidden))
+                                .cloned()
+                        } else {
+                            candidates
+                                .iter()
+                                .find(|c| c.out_of_turn && c.steps.len() == 1)
+                                .cloned()
+                        }
                     })
                     .flatten();
+                if let Some(c) = face_value.clone().filter(|c| !c.out_of_turn) {
+                    return self.apply_candidate(c, obs);
+                }
                 match face_value {
                     Some(c) => {
                         let step = c.steps[0].clone();
                         let tally = self.tally_after(&step, obs.grid);
                         match tally {
                             Some(t) => self.out_of_turn(step, t, obs),
-                            None => self.hold_ambiguous(candidates, obs.grid),
+                            None => self.hold_ambiguous(candidates, obs),
                         }
                     }
-                    None => self.hold_ambiguous(candidates, obs.grid),
+                    None => self.hold_ambiguous(candidates, obs),
                 }
                 true
             }
@@ -133,54 +217,108 @@ impl Referee {
         }
     }
 
-    /// Records moves explained from the board (nothing once the game is over, R21.3).
+    /// The candidates a stone nobody saw could explain only if a hand was over its point since
+    /// the last board: the others are dropped (when the board's `touched` times are known).
+    fn plausible(&self, candidates: Vec<Candidate>, obs: Observation<'_>) -> Vec<Candidate> {
+        if obs.touched.is_empty() {
+            return candidates;
+        }
+        let size = obs.grid.size();
+        let since = self.prev_board_ms;
+        candidates
+            .into_iter()
+            .filter(|c| {
+                c.steps.iter().filter(|s| s.hidden).all(|s| {
+                    obs.touched
+                        .get(s.point.index(size))
+                        .is_some_and(|&t| t > since)
+                })
+            })
+            .collect()
+    }
+
+    /// Applies one explanation of a board: its moves (after a pass for a stone out of turn,
+    /// which is judged as one).
+    fn apply_candidate(&mut self, c: Candidate, obs: Observation<'_>) -> bool {
+        if c.out_of_turn {
+            if let Some(step) = c.steps.first().cloned() {
+                let tally = self.tally_after(&step, obs.grid);
+                match tally {
+                    Some(t) => self.out_of_turn(step, t, obs),
+                    None => self.hold_ambiguous(vec![c], obs),
+                }
+            }
+            return true;
+        }
+        let mut g = self.game.clone();
+        let fresh: Vec<Point> = c.steps.iter().flat_map(|s| s.captured.clone()).collect();
+        let legal = c
+            .steps
+            .iter()
+            .all(|s| g.play(s.color, Some(s.point)).is_ok());
+        if !legal {
+            return false;
+        }
+        let pending_now: Vec<Pending> = self
+            .pending
+            .iter()
+            .copied()
+            .chain(
+                c.steps
+                    .iter()
+                    .flat_map(|s| s.captured.iter().map(move |&p| (p, s.color.opposite()))),
+            )
+            .collect();
+        let tally = match explain(&g, &pending_now, obs.grid) {
+            Verdict::Unchanged(t) => t,
+            _ => CaptureTally {
+                still_pending: c.still_pending.clone(),
+                lifted: Vec::new(),
+            },
+        };
+        self.record_steps(&c.steps, obs);
+        self.apply_tally(tally, &fresh);
+        true
+    }
+
+    /// Records moves explained from the board (nothing once the game is over, R21.3), each
+    /// dated from `obs`'s times of its point.
     pub(super) fn record_steps(&mut self, steps: &[Step], obs: Observation<'_>) {
+        self.record_steps_timed(steps, None, obs);
+    }
+
+    /// Records moves (nothing once the game is over, R21.3); `times[i]` says when the stone of
+    /// `steps[i]` went down (else `obs`'s times of its point): from its `left_ms` a press counts
+    /// as after it (R17.4), and its `seen_ms` is the time its `move` event tells.
+    pub(super) fn record_steps_timed(
+        &mut self,
+        steps: &[Step],
+        times: Option<&[PointTimes]>,
+        obs: Observation<'_>,
+    ) {
         if self.phase == Phase::Finished {
             return;
         }
         self.ambiguous = None;
         // A move by the opponent of the captor while captured stones still lie on the board:
-        // the captor missed them (R18.2). A pending stone's captor is the other colour. Stones
-        // the same settled board shows lifted were lifted in time: which came first cannot be
-        // told, and the captor has the benefit of the doubt.
+        // the captor missed them (R18.2). A pending stone's captor is the other colour.
         if let Some(first) = steps.first() {
-            let left: Vec<Point> = self
-                .pending
-                .iter()
-                .filter(|&&(p, victim)| victim == first.color && obs.grid.get(p) == Some(victim))
-                .map(|&(p, _)| p)
-                .collect();
-            // One failure, one warning: not again if the clock press was already flagged.
-            let already = self.violations.iter().any(|v| {
-                v.open
-                    && matches!(
-                        v.code,
-                        ViolationCode::MissedCapture | ViolationCode::ClockBeforeCaptures
-                    )
-                    && left.iter().any(|p| v.points.contains(p))
-            });
-            if !left.is_empty() && !already {
-                let captor = first.color.opposite();
-                self.flag(
-                    ViolationCode::MissedCapture,
-                    captor,
-                    left,
-                    format!(
-                        "{} moved while stones captured by {} were still on the board: lift them",
-                        first.color.as_str(),
-                        captor.as_str()
-                    ),
-                    obs.grid,
-                    BoardDiff::default(),
-                );
-            }
+            let landed = times
+                .and_then(|t| t.first().copied())
+                .unwrap_or_else(|| obs.times_of(first.point))
+                .seen_ms;
+            let played: Vec<Point> = steps.iter().map(|s| s.point).collect();
+            self.note_overdue_captures(first.color, landed, &played, obs);
         }
-        for step in steps {
+        for (i, step) in steps.iter().enumerate() {
             self.commit_last();
             let pending_before = self.pending.clone();
             let Ok(outcome) = self.game.play(step.color, Some(step.point)) else {
                 continue; // explain() played this exact move; cannot happen
             };
+            let when = times
+                .and_then(|t| t.get(i).copied())
+                .unwrap_or_else(|| obs.times_of(step.point));
             self.record
                 .moves
                 .push(RecordedMove::new(step.color, Some(step.point)));
@@ -189,24 +327,26 @@ impl Referee {
                 self.resume_phase = Phase::Play;
                 self.push_phase();
             }
-            self.events.push_back(EventKind::Move {
-                color: step.color,
-                point: self.gtp(step.point),
-                sgf: step.point.to_sgf(),
-                number: outcome.number,
-                captured: step.captured.iter().map(|&p| self.gtp(p)).collect(),
-            });
+            self.events.push_at(
+                EventKind::Move {
+                    color: step.color,
+                    point: self.gtp(step.point),
+                    sgf: step.point.to_sgf(),
+                    number: outcome.number,
+                    captured: step.captured.iter().map(|&p| self.gtp(p)).collect(),
+                },
+                when.seen_ms,
+            );
             self.last = Some(LastMove {
                 color: step.color,
                 point: Some(step.point),
-                placed_at: obs.changed(step.point),
+                placed_at: when.left_ms,
                 recorded_at: obs.at_ms,
                 pending_before,
                 committed: false,
                 pressed: false,
             });
-            let placed_at = obs.changed(step.point);
-            self.owe_press(step.color, outcome.number, placed_at, Some(step.point));
+            self.owe_press(step.color, outcome.number, when.left_ms, Some(step.point));
             if let Some(earlier) = outcome.repeats {
                 self.flag(
                     ViolationCode::SuperkoCycle,
@@ -220,6 +360,204 @@ impl Referee {
                 );
             }
         }
+    }
+
+    /// `mover` moves while stones it lost are still on the board: their captor has not lifted
+    /// them in time (R18.2). Stones the same board shows lifted were lifted in time: which came
+    /// first cannot be told, and the captor has the benefit of the doubt. A captor still busy
+    /// lifting them (a hand over one of the captured stones within the last
+    /// [`LIFT_PATIENCE_MS`] since the mover's stone went down at `landed_ms`: quick play, a big
+    /// group) is lifting them, not missing them: the stones are flagged only once nobody has
+    /// touched them for that long. Points in `played` (the moves being recorded) had their
+    /// captured stone lifted.
+    pub(super) fn note_overdue_captures(
+        &mut self,
+        mover: Color,
+        landed_ms: u64,
+        played: &[Point],
+        obs: Observation<'_>,
+    ) {
+        // a point played on (`played`: the moves being recorded) had its captured stone lifted
+        let left: Vec<Point> = self
+            .pending
+            .iter()
+            .filter(|&&(p, victim)| {
+                victim == mover && obs.grid.get(p) == Some(victim) && !played.contains(&p)
+            })
+            .map(|&(p, _)| p)
+            .collect();
+        if left.is_empty() || self.overdue.is_some() {
+            return;
+        }
+        let touched = self.last_touched(&left, obs);
+        let captor = mover.opposite();
+        let since = self
+            .captured_at
+            .iter()
+            .filter(|(p, _)| left.contains(p))
+            .map(|&(_, at)| at)
+            .max()
+            .unwrap_or(obs.at_ms)
+            .max(landed_ms.min(obs.at_ms));
+        let last_activity = touched.unwrap_or(since).max(since);
+        if obs.at_ms.saturating_sub(last_activity) >= LIFT_PATIENCE_MS
+            || (obs.complete && touched.is_none())
+        {
+            self.flag_missed_captures(captor, left, obs.grid);
+            return;
+        }
+        self.overdue = Some(Overdue {
+            captor,
+            points: left,
+            since_ms: last_activity,
+        });
+    }
+
+    /// The last board time, ms, a hand was over one of `points` (`None`: not known).
+    fn last_touched(&self, points: &[Point], obs: Observation<'_>) -> Option<u64> {
+        if obs.touched.is_empty() {
+            return None;
+        }
+        let size = obs.grid.size();
+        points
+            .iter()
+            .filter_map(|p| obs.touched.get(p.index(size)).copied())
+            .max()
+    }
+
+    /// Captured stones overdue since the opponent moved: lifted meanwhile, nothing to say;
+    /// still there and nobody lifting them for [`LIFT_PATIENCE_MS`] (no hand over them, none
+    /// of them lifted), R18.2.
+    pub(super) fn check_overdue_captures(&mut self, obs: Observation<'_>) {
+        let Some(overdue) = self.overdue.take() else {
+            return;
+        };
+        let still: Vec<Point> = overdue
+            .points
+            .iter()
+            .copied()
+            .filter(|&p| {
+                self.pending.iter().any(|&(q, _)| q == p)
+                    && obs.grid.get(p).is_some_and(|c| c != overdue.captor)
+            })
+            .collect();
+        if still.is_empty() {
+            return;
+        }
+        let mut activity = overdue.since_ms;
+        if still.len() < overdue.points.len() {
+            activity = activity.max(obs.at_ms); // some were lifted: the captor is at it
+        }
+        if let Some(t) = self.last_touched(&overdue.points, obs) {
+            activity = activity.max(t);
+        }
+        if obs.at_ms.saturating_sub(activity) >= LIFT_PATIENCE_MS
+            || (obs.complete && obs.touched.is_empty())
+        {
+            self.flag_missed_captures(overdue.captor, still, obs.grid);
+        } else {
+            self.overdue = Some(Overdue {
+                points: still,
+                since_ms: activity,
+                ..overdue
+            });
+        }
+    }
+
+    /// Notes, for each captured stone still pending, the first board time after its capture
+    /// that a hand was over it (`touched`: per point, the last board time it was disturbed).
+    pub(super) fn note_first_touches(&mut self, touched: &[u64]) {
+        let Some(size) = self.last_grid.as_ref().map(StoneGrid::size) else {
+            return;
+        };
+        for &(p, captured) in &self.captured_at {
+            let Some(&t) = touched.get(p.index(size)) else {
+                continue;
+            };
+            if t > captured && !self.first_touched.iter().any(|&(q, _)| q == p) {
+                self.first_touched.push((p, t));
+            }
+        }
+    }
+
+    /// The stones of `victim` captured and certainly still on the board at board time `at_ms`
+    /// (R22.6): pending, and no hand over them since their capture until then. One a hand was
+    /// over may have been lifted and a new stone of its colour put there (the opponent's reply
+    /// on the point): which came first cannot be told, and the captor has the benefit of the
+    /// doubt (a stone really left there is missed once the opponent moves, R18.2).
+    pub(super) fn unlifted_at(&self, victim: Color, at_ms: u64) -> Vec<Point> {
+        self.pending
+            .iter()
+            .filter(|&&(p, v)| {
+                v == victim
+                    && !self
+                        .first_touched
+                        .iter()
+                        .any(|&(q, t)| q == p && t <= at_ms)
+            })
+            .map(|&(p, _)| p)
+            .collect()
+    }
+
+    /// Time passed: captured stones overdue that nobody has touched for [`LIFT_PATIENCE_MS`]
+    /// are flagged (R18.2) on the board as last seen.
+    pub(super) fn overdue_on_tick(&mut self, now_ms: u64, touched: &[u64]) {
+        let Some(overdue) = &mut self.overdue else {
+            return;
+        };
+        if let Some(size) = self.last_grid.as_ref().map(StoneGrid::size) {
+            // a hand over one of them since: the captor is lifting them
+            for p in &overdue.points {
+                if let Some(&t) = touched.get(p.index(size)) {
+                    overdue.since_ms = overdue.since_ms.max(t);
+                }
+            }
+        }
+        if now_ms.saturating_sub(overdue.since_ms) < LIFT_PATIENCE_MS {
+            return;
+        }
+        let Some(overdue) = self.overdue.take() else {
+            return;
+        };
+        let Some(grid) = self.last_grid.clone() else {
+            return;
+        };
+        let still: Vec<Point> = overdue
+            .points
+            .iter()
+            .copied()
+            .filter(|&p| self.pending.iter().any(|&(q, _)| q == p))
+            .collect();
+        if !still.is_empty() {
+            self.flag_missed_captures(overdue.captor, still, &grid);
+        }
+    }
+
+    fn flag_missed_captures(&mut self, captor: Color, left: Vec<Point>, grid: &StoneGrid) {
+        // One failure, one warning: not again if the clock press was already flagged.
+        let already = self.violations.iter().any(|v| {
+            v.open
+                && matches!(
+                    v.code,
+                    ViolationCode::MissedCapture | ViolationCode::ClockBeforeCaptures
+                )
+                && left.iter().any(|p| v.points.contains(p))
+        });
+        if already {
+            return;
+        }
+        self.flag(
+            ViolationCode::MissedCapture,
+            captor,
+            left,
+            format!(
+                "{} moved while stones captured by {} were still on the board: lift them",
+                captor.opposite().as_str(),
+                captor.as_str()
+            ),
+            grid,
+            BoardDiff::default(),
+        );
     }
 
     /// One stone of the side not to move (R17.2), or — as the very first move of a game with
@@ -329,11 +667,14 @@ impl Referee {
         self.flag(code, color, vec![point], detail, obs.grid, fix);
     }
 
-    /// The capture bookkeeping if `step` alone is played from the record and `grid` shows it.
+    /// The capture bookkeeping if `step` alone is played from the record and `grid` shows it
+    /// (its own captures may still lie on the board).
     pub(super) fn tally_after(&self, step: &Step, grid: &StoneGrid) -> Option<CaptureTally> {
         let mut g = self.game.clone();
         g.play(step.color, Some(step.point)).ok()?;
-        match explain(&g, &self.pending, grid) {
+        let mut pending = self.pending.clone();
+        pending.extend(step.captured.iter().map(|&p| (p, step.color.opposite())));
+        match explain(&g, &pending, grid) {
             Verdict::Unchanged(t) => Some(t),
             _ => None,
         }

@@ -48,9 +48,11 @@ use crate::rules::{
     area_count, chinese_result, propose_dead, ChineseResult, Color, Game, GameRecord, Illegal,
     Point, RecordedMove, DEFAULT_PLAYOUTS,
 };
-use crate::sensing::StoneGrid;
+use crate::sensing::{PointTimes, StoneGrid};
 pub use command::{Adjudication, CommandError, Ruling, SealedMove};
-pub use inference::{explain, BoardDiff, Candidate, CaptureTally, Pending, Step, Verdict};
+pub use inference::{
+    explain, explain_timed, BoardDiff, Candidate, CaptureTally, Pending, Step, Verdict,
+};
 pub use profile::{Penalty, Policy, Profile, Sanction};
 pub use setup::GameSetup;
 pub use violation::Violation;
@@ -104,25 +106,69 @@ impl Default for RefereeConfig {
     }
 }
 
-/// A settled board with the time each point's reading last changed (for R17.4).
+/// A board from the stabiliser with the times of every point's last change (for the order of
+/// the moves and R17.4).
 #[derive(Clone, Copy, Debug)]
 pub struct Observation<'a> {
     /// The stones.
     pub grid: &'a StoneGrid,
-    /// Board time of the settle, ms.
+    /// Board time of the scan that handed it on, ms.
     pub at_ms: u64,
-    /// Per point (dense index): board time its reading last changed, ms.
-    pub changed_at: &'a [u64],
+    /// Per point (dense index): when its reading last changed ([`PointTimes`], board ms).
+    pub times: &'a [PointTimes],
+    /// Per point (dense index): the last board time, ms, it did not read its settled value
+    /// ([`crate::sensing::Stabiliser::touched`]): where a stone may have come and gone unseen
+    /// (a throw-in captured under a hand). Empty when unknown (a ruling, the referee's choice).
+    pub touched: &'a [u64],
+    /// The whole board is settled ([`crate::sensing::Settled::complete`]). An incomplete board
+    /// (quick play: hands still over the board elsewhere) is judged only as far as moves
+    /// explain it; anything else waits for more of the board, up to
+    /// [`PARTIAL_PATIENCE_MS`].
+    pub complete: bool,
 }
 
 impl Observation<'_> {
-    fn changed(&self, p: Point) -> u64 {
-        self.changed_at
+    /// The times of the point `p`'s last change (the board's time if unknown).
+    fn times_of(&self, p: Point) -> PointTimes {
+        self.times
             .get(p.index(self.grid.size()))
             .copied()
-            .unwrap_or(self.at_ms)
+            .unwrap_or(PointTimes {
+                left_ms: self.at_ms,
+                seen_ms: self.at_ms,
+            })
+    }
+
+    /// The times, if they are one per point.
+    fn timing(&self) -> Option<&[PointTimes]> {
+        let n = usize::from(self.grid.size()).pow(2);
+        (self.times.len() == n).then_some(self.times)
     }
 }
+
+/// Times for a board judged now, outside the scans (a ruling, the referee's choice): every
+/// point dated `at_ms`, so nothing is ordered by them and no press is before them.
+pub fn times_now(grid: &StoneGrid, at_ms: u64) -> Vec<PointTimes> {
+    vec![
+        PointTimes {
+            left_ms: at_ms,
+            seen_ms: at_ms,
+        };
+        usize::from(grid.size()).pow(2)
+    ]
+}
+
+/// How long, ms of board time, a board not yet complete that no move explains waits for more
+/// of the board before it is judged as it stands (a violation, `desync`): long enough for a
+/// hand still over another point to lift and show the stone that explains it.
+pub const PARTIAL_PATIENCE_MS: u64 = 2_000;
+
+/// How long, ms of board time, captured stones may stay on the board untouched once the
+/// opponent's next stone is down before they count as missed (R18.2): a captor still lifting
+/// them (a hand over one of them within this time, the next one lifted meanwhile) is not
+/// missing them. Quick players lift one stone every 0.1–0.5 s, some only once the reply is
+/// down.
+pub const LIFT_PATIENCE_MS: u64 = 2_000;
 
 /// The end of a game.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -176,11 +222,36 @@ struct Unpressed {
     answered_at: Option<u64>,
 }
 
-/// An explanation waiting for the referee's choice.
+/// Captured stones still lying when the opponent moved (R18.2), not yet flagged.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-struct Ambiguity {
-    candidates: Vec<Candidate>,
-    grid: StoneGrid,
+struct Overdue {
+    /// Who captured them.
+    captor: Color,
+    /// Where they lie.
+    points: Vec<Point>,
+    /// Board time of the last sign that the captor is lifting them (the capture, a hand over
+    /// one of them, one lifted), ms.
+    since_ms: u64,
+}
+
+/// The referee's outgoing events, each with the board time it happened at when that differs
+/// from the time it is told (a move's stone was seen before the board that showed it was
+/// handed on).
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+struct Events(VecDeque<(EventKind, Option<u64>)>);
+
+impl Events {
+    fn push_back(&mut self, kind: EventKind) {
+        self.0.push_back((kind, None));
+    }
+
+    fn push_at(&mut self, kind: EventKind, at_ms: u64) {
+        self.0.push_back((kind, Some(at_ms)));
+    }
+
+    fn pop_front(&mut self) -> Option<(EventKind, Option<u64>)> {
+        self.0.pop_front()
+    }
 }
 
 /// The referee state machine. Feed it settled boards ([`Referee::on_board`]), scan times
@@ -201,7 +272,7 @@ pub struct Referee {
     warnings: [u32; 2],
     result: Option<GameResult>,
     last: Option<LastMove>,
-    ambiguous: Option<Ambiguity>,
+    ambiguous: Option<held::Ambiguity>,
     /// Each side's moves still waiting for their clock press, oldest first (Black, White):
     /// presses are judged a moment after they are made, when a fast player may have moved
     /// again.
@@ -220,9 +291,29 @@ pub struct Referee {
     /// In scoring: the stones proposed dead, and the count without them.
     proposal: Option<(Vec<Point>, ChineseResult)>,
     sealed: Option<SealedMove>,
+    /// Board time of the last board judged, ms: a stone never seen since must have gone down
+    /// after it.
+    #[serde(default)]
+    prev_board_ms: u64,
+    /// When each stone of `pending` was captured, board time, ms.
+    #[serde(default)]
+    captured_at: Vec<(Point, u64)>,
+    /// When each stone of `pending` was first disturbed after its capture, board time, ms: a
+    /// hand over it, lifting it — perhaps to put a new stone of the same colour there.
+    #[serde(default)]
+    first_touched: Vec<(Point, u64)>,
+    /// Captured stones still on the board when the opponent moved: the captor has a moment to
+    /// lift them (R18.2, [`LIFT_PATIENCE_MS`]).
+    #[serde(default)]
+    overdue: Option<Overdue>,
+    /// Board time since which boards that are not complete have found no explanation
+    /// ([`PARTIAL_PATIENCE_MS`]).
+    #[serde(default)]
+    partial_since: Option<u64>,
     now_ms: u64,
     last_grid: Option<StoneGrid>,
-    events: VecDeque<EventKind>,
+    #[serde(default)]
+    events: Events,
     stats: RefereeStats,
 }
 
@@ -289,9 +380,14 @@ impl Referee {
             dead_lifted: Vec::new(),
             proposal: None,
             sealed: None,
+            partial_since: None,
+            overdue: None,
+            captured_at: Vec::new(),
+            first_touched: Vec::new(),
+            prev_board_ms: 0,
             now_ms: 0,
             last_grid: None,
-            events: VecDeque::new(),
+            events: Events::default(),
             stats: RefereeStats::default(),
         };
         let setup_points = setup
@@ -363,9 +459,38 @@ impl Referee {
         self.result.as_ref()
     }
 
-    /// Explanations waiting for the referee's choice.
-    pub fn ambiguity(&self) -> Option<&[Candidate]> {
-        self.ambiguous.as_ref().map(|a| a.candidates.as_slice())
+    /// Explanations waiting for the referee's choice: each a line of play from the record on
+    /// (the moves that explain the held board, then those made since), in the order
+    /// [`Referee::choose`] takes.
+    pub fn ambiguity(&self) -> Option<Vec<Candidate>> {
+        self.ambiguous
+            .as_ref()
+            .map(|a| a.ways.iter().map(|w| w.candidate.clone()).collect())
+    }
+
+    /// The stones in question while a board is held for the referee: those of the moves that
+    /// explain the held board, in any of its explanations (board order, no repeats).
+    pub fn held_points(&self) -> Vec<Point> {
+        let mut points: Vec<Point> = self
+            .ambiguous
+            .iter()
+            .flat_map(|a| a.ways.iter())
+            .flat_map(|w| w.candidate.steps[..w.held.min(w.candidate.steps.len())].iter())
+            .filter(|s| !s.hidden)
+            .map(|s| s.point)
+            .collect();
+        let size = self.size();
+        points.sort_by_key(|p| p.index(size));
+        points.dedup();
+        points
+    }
+
+    /// Moves made and followed while a board is held for the referee, not yet in the record
+    /// (those of the first explanation), and how many explanations there are.
+    pub fn held_moves(&self) -> Option<(usize, usize)> {
+        let a = self.ambiguous.as_ref()?;
+        let first = a.ways.first()?;
+        Some((first.candidate.steps.len(), a.ways.len()))
     }
 
     /// Free handicap stones Black still has to place.
@@ -390,6 +515,12 @@ impl Referee {
 
     /// Next event, oldest first.
     pub fn poll_event(&mut self) -> Option<EventKind> {
+        self.events.pop_front().map(|(kind, _)| kind)
+    }
+
+    /// Next event, oldest first, with the board time it happened at (ms) when that is earlier
+    /// than the board that told it: a move's stone seen before its board was handed on.
+    pub fn poll_timed_event(&mut self) -> Option<(EventKind, Option<u64>)> {
         self.events.pop_front()
     }
 
@@ -403,10 +534,15 @@ impl Referee {
 
     // ---- time ---------------------------------------------------------------------------
 
-    /// Board time advanced to `now_ms` with the board `settled` or not: commits the last move
-    /// once the board has stayed settled for [`RefereeConfig::commit_ms`].
-    pub fn on_tick(&mut self, now_ms: u64, settled: bool) {
+    /// Board time advanced to `now_ms` with the board `settled` or not, `touched` per point
+    /// (dense index; empty if unknown) the last board time, ms, it was disturbed
+    /// ([`crate::sensing::Stabiliser::touched`]): commits the last move once the board has
+    /// stayed settled for [`RefereeConfig::commit_ms`]; flags captured stones nobody lifts
+    /// (R18.2, [`LIFT_PATIENCE_MS`]).
+    pub fn on_tick(&mut self, now_ms: u64, settled: bool, touched: &[u64]) {
         self.now_ms = self.now_ms.max(now_ms);
+        self.note_first_touches(touched);
+        self.overdue_on_tick(now_ms, touched);
         let Some(commit_ms) = self.config.commit_ms else {
             return;
         };

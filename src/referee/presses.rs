@@ -7,12 +7,24 @@ impl Referee {
     /// A pass (G2: an explicit act, never inferred from silence) at board time `at_ms`. Two
     /// passes in a row enter scoring (R21.1).
     pub fn on_pass(&mut self, color: Color, at_ms: u64) {
+        self.on_pass_seen(color, at_ms, None);
+    }
+
+    /// [`Referee::on_pass`], with `touched`: per point (dense index), the last board time, ms,
+    /// at which the point did not read its settled value (a hand over it) — the evidence that
+    /// a captured stone may have been lifted and a stone of its colour put back on its point.
+    pub fn on_pass_seen(&mut self, color: Color, at_ms: u64, touched: Option<&[u64]>) {
         if matches!(self.phase, Phase::Finished | Phase::Paused) {
             return;
         }
         if self.ambiguous.is_some() {
             self.stats.ignored_passes += 1;
             return;
+        }
+        if color != self.game.to_move() {
+            if let Some(touched) = touched {
+                self.replayed_before_pass(color, touched);
+            }
         }
         let out_of_turn = color != self.game.to_move();
         if out_of_turn && self.config.policy == Policy::Rules {
@@ -49,6 +61,87 @@ impl Referee {
             self.push_phase();
             self.propose_count();
         }
+    }
+
+    /// `passer` passes although the other side is to move. A stone the other side captured
+    /// from itself earlier may still lie on the board — or have been lifted and a new stone of
+    /// the same colour put on its point under a hand, which the sensors cannot tell apart
+    /// (a retake on the point of a captured stone). When exactly one such point was covered
+    /// since its stone was captured and is a legal move for the side to move, that move is
+    /// what the pass answers: it is recorded first.
+    fn replayed_before_pass(&mut self, passer: Color, touched: &[u64]) {
+        self.replay_touched_pending(passer.opposite(), Some(touched), u64::MAX);
+    }
+
+    /// A captured stone of `mover` still pending whose point a hand was over since its
+    /// capture — per `touched` (the last board time each point was disturbed), or else by
+    /// [`Referee::note_first_touches`] before `at_ms` — may be a new stone of `mover` put on
+    /// its point (a retake there). When exactly one such point is a legal move for `mover`,
+    /// it is recorded as that move. Returns whether it was.
+    fn replay_touched_pending(
+        &mut self,
+        mover: Color,
+        touched: Option<&[u64]>,
+        at_ms: u64,
+    ) -> bool {
+        if self.game.to_move() != mover {
+            return false;
+        }
+        let Some(grid) = self.last_grid.clone() else {
+            return false;
+        };
+        let touched_since_capture = |p: Point| match touched {
+            Some(touched) => {
+                let captured = self
+                    .captured_at
+                    .iter()
+                    .find(|&&(q, _)| q == p)
+                    .map_or(u64::MAX, |&(_, at)| at);
+                touched
+                    .get(p.index(grid.size()))
+                    .is_some_and(|&t| t > captured)
+            }
+            None => self
+                .first_touched
+                .iter()
+                .any(|&(q, t)| q == p && t <= at_ms),
+        };
+        let options: Vec<Step> = self
+            .pending
+            .iter()
+            .filter(|&&(p, c)| c == mover && grid.get(p) == Some(c))
+            .filter(|&&(p, _)| touched_since_capture(p))
+            .filter_map(|&(p, _)| {
+                let preview = self.game.preview(mover, p).ok()?;
+                Some(Step {
+                    color: mover,
+                    point: p,
+                    captured: preview.captured,
+                    hidden: false,
+                })
+            })
+            .filter(|step| self.tally_after(step, &grid).is_some())
+            .collect();
+        if let [step] = &options[..] {
+            // down by the press it answers, if that came first
+            let at = self.now_ms.min(at_ms);
+            let times = times_now(&grid, at);
+            let obs = Observation {
+                grid: &grid,
+                at_ms: at,
+                times: &times,
+                touched: &[],
+                complete: true,
+            };
+            let fresh = step.captured.clone();
+            let tally = self.tally_after(step, &grid);
+            self.record_steps(std::slice::from_ref(step), obs);
+            if let Some(t) = tally {
+                self.apply_tally(t, &fresh);
+            }
+            return true;
+        }
+        false
     }
 
     /// `color` presses its clock button at board time `at_ms` (R17.4, R22.6). A press commits
@@ -116,13 +209,8 @@ impl Referee {
                     &grid,
                     BoardDiff::default(),
                 );
-            } else if pending_now && self.pending.iter().any(|&(_, v)| v == color.opposite()) {
-                let points = self
-                    .pending
-                    .iter()
-                    .filter(|&&(_, v)| v == color.opposite())
-                    .map(|&(p, _)| p)
-                    .collect();
+            } else if pending_now && !self.unlifted_at(color.opposite(), at_ms).is_empty() {
+                let points = self.unlifted_at(color.opposite(), at_ms);
                 let detail = format!(
                     "{} pressed the clock with captured stones still on the board: lift them",
                     color.as_str()
@@ -137,6 +225,10 @@ impl Referee {
                 );
             }
             return outcome;
+        }
+        if color == self.game.to_move() && self.replay_touched_pending(color, None, at_ms) {
+            // the press answers a retake on a captured stone's point: judged for that move
+            return self.on_clock(color, at_ms);
         }
         if color == self.game.to_move() {
             // A stone of the presser's colour stacked on an occupied point looks like this

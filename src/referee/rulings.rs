@@ -215,11 +215,13 @@ impl Referee {
                         hidden: false,
                     };
                     let at = self.now_ms;
-                    let changed = vec![at; grid.iter().count()];
+                    let times = times_now(&grid, at);
                     let obs = Observation {
                         grid: &grid,
                         at_ms: at,
-                        changed_at: &changed,
+                        times: &times,
+                touched: &[],
+                complete: true,
                     };
                     self.record_steps(std::slice::from_ref(&step), obs);
                     self.note_on_last(&format!("{} ({}): accepted as played by the referee", v.code.as_str(), v.clause));
@@ -281,11 +283,13 @@ impl Referee {
     pub(super) fn rejudge_last_board(&mut self) {
         if let Some(grid) = self.last_grid.clone() {
             let at = self.now_ms;
-            let changed = vec![at; grid.iter().count()];
+            let times = times_now(&grid, at);
             self.on_board(Observation {
                 grid: &grid,
                 at_ms: at,
-                changed_at: &changed,
+                times: &times,
+                touched: &[],
+                complete: true,
             });
         }
     }

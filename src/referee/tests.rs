@@ -12,7 +12,7 @@ const W: Color = Color::White;
 struct Board {
     r: Referee,
     grid: StoneGrid,
-    changed_at: Vec<u64>,
+    times: Vec<PointTimes>,
     t: u64,
     events: Vec<EventKind>,
 }
@@ -25,7 +25,7 @@ impl Board {
         let mut b = Board {
             r,
             grid: StoneGrid::empty(size),
-            changed_at: vec![0; n],
+            times: vec![PointTimes::default(); n],
             t: 0,
             events: Vec::new(),
         };
@@ -45,7 +45,10 @@ impl Board {
     fn set(&mut self, s: &str, c: Option<Color>) {
         let p = self.p(s);
         self.grid.set(p, c);
-        self.changed_at[p.index(self.grid.size())] = self.t;
+        self.times[p.index(self.grid.size())] = PointTimes {
+            left_ms: self.t,
+            seen_ms: self.t,
+        };
     }
 
     /// Stones put down (colour per point), then the board settles.
@@ -71,9 +74,11 @@ impl Board {
         self.r.on_board(Observation {
             grid: &grid,
             at_ms: self.t,
-            changed_at: &self.changed_at,
+            times: &self.times,
+            touched: &[],
+            complete: true,
         });
-        self.r.on_tick(self.t, true);
+        self.r.on_tick(self.t, true, &[]);
         self.drain();
         self
     }
@@ -81,7 +86,7 @@ impl Board {
     /// Time passes with the board settled.
     fn wait(&mut self, ms: u64) -> &mut Self {
         self.t += ms;
-        self.r.on_tick(self.t, true);
+        self.r.on_tick(self.t, true, &[]);
         self
     }
 

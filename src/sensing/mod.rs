@@ -15,5 +15,7 @@ mod wire_serde;
 
 pub use grid::StoneGrid;
 pub use smartgoban_protocol::Cell;
-pub use stabiliser::{Settled, Stabiliser, StabiliserConfig, StabiliserStats};
+pub use stabiliser::{
+    PointTimes, Settled, Stabiliser, StabiliserConfig, StabiliserStats, SEEN_RUN_MS, TELL_APART_MS,
+};
 pub use wire_serde::{button_serde, cell_serde, cells_serde, counters_serde, side_serde};

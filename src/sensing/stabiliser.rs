@@ -1,8 +1,39 @@
-//! The scan stabiliser: noisy scans in, settled boards out.
+//! The scan stabiliser: noisy scans in, settled readings out — per point, with the board time
+//! of every change, and for the whole board.
+//!
+//! Each point has a **settled reading**: a definite reading (empty, black, white) that has held
+//! for [`StabiliserConfig::settle_ms`] without a break. A hand over the point (uncertain), a
+//! bouncing stone or a misread never changes it; a stone put down does, once it has been seen
+//! for that long. When it changes, the stabiliser keeps the evidence of *when* ([`PointTimes`]):
+//!
+//! * `seen_ms` — the first scan of the earliest run of the new reading that lasted
+//!   [`SEEN_RUN_MS`] (three scans) with no such run of another reading after it: the stone was
+//!   down by then. Under a hand it is the first clear scan after the hand; a hand that comes
+//!   back over the stone (to play next to it) does not undo that — an uncertain reading tells
+//!   nothing — but a solid run of another reading does.
+//! * `left_ms` — the first scan at which the point stopped reading its earlier settled value
+//!   (the hand arriving, the stone descending): the stone went down at or after that.
+//!
+//! The stone went down in `[left_ms, seen_ms]`. Move inference orders stones by these intervals
+//! (referee::inference, "told apart").
+//!
+//! Changes are handed on in batches as boards ([`Settled`]) once they are **final**: a change
+//! is final when it is told apart ([`PointTimes::told_apart_before`]) from every point still
+//! disturbed now (a hand over it, a reading not yet held), whatever that point turns out to
+//! hold — so nothing still hidden can turn out to have come first. While players are quick the board as a whole may never be quiet;
+//! final boards still follow every move, in order. The whole board **settles** when no reading
+//! changed for `settle_ms` and no point reads uncertain (except points stuck uncertain for
+//! [`StabiliserConfig::stuck_ms`]: a dead sensor or an object resting on the board, which keep
+//! their settled reading and hold nothing back): then every change is final and the board is
+//! complete ([`Settled::complete`]).
 
 use super::grid::StoneGrid;
 use crate::rules::{Color, Point};
 use smartgoban_protocol::Cell;
+
+/// A run of one reading this long, ms of board time (three scans at 50 scans/s), is evidence of
+/// what lies on the point: one or two scans may be a bounce or a misread.
+pub const SEEN_RUN_MS: u64 = 40;
 
 /// Tuning of the [`Stabiliser`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -27,19 +58,59 @@ impl Default for StabiliserConfig {
     }
 }
 
-/// A board that has just settled, reported once per quiet period.
+/// When a point's settled reading last changed, from the scans, in ms of board time: the
+/// change happened in `[left_ms, seen_ms]` (module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PointTimes {
+    /// The first scan at which the point stopped reading its earlier settled value.
+    pub left_ms: u64,
+    /// The first scan of the earliest solid run ([`SEEN_RUN_MS`]) of the new reading with no
+    /// solid run of another reading after it (under a hand: the first clear scan after it).
+    pub seen_ms: u64,
+}
+
+/// Two stones seen at least this far apart, ms of board time, are told apart by their scans
+/// (three scans at 50 scans/s; [`PointTimes::told_apart_before`]).
+pub const TELL_APART_MS: u64 = 60;
+
+impl PointTimes {
+    /// The change with these times certainly came before `other`: it was seen before anything
+    /// touched `other`'s point.
+    pub fn certainly_before(&self, other: &PointTimes) -> bool {
+        self.seen_ms < other.left_ms
+    }
+
+    /// The change with these times is known to have come before `other`: certainly, or by their
+    /// scans — its point was disturbed no later than `other`'s and it was seen at least
+    /// [`TELL_APART_MS`] before. Changes seen within the same few scans, hidden under hands
+    /// until both were down (seen at the same scan), or one inside the other's interval are
+    /// not told apart.
+    pub fn told_apart_before(&self, other: &PointTimes) -> bool {
+        self.certainly_before(other)
+            || (self.left_ms <= other.left_ms && self.seen_ms + TELL_APART_MS <= other.seen_ms)
+    }
+}
+
+/// A board handed on by the stabiliser: new final changes, or the whole board settled.
 #[derive(Clone, Copy, Debug)]
 pub struct Settled<'a> {
-    /// The settled stones.
+    /// The stones as known for certain: every final change applied. Points whose change is not
+    /// final yet show their earlier settled reading.
     pub grid: &'a StoneGrid,
-    /// `false` when the board settled back to exactly the previous settled board (a hand passed
-    /// over it, a stone bounced, a point misread): nothing happened on the board.
+    /// `false` when the board settled back to exactly the previous board handed on (a hand
+    /// passed over it, a stone bounced, a point misread): nothing happened on the board. A
+    /// complete board is compared with the previous complete one.
     pub changed: bool,
-    /// Board time, in ms, at which the board was found settled.
+    /// The whole board is settled: nothing is disturbed and nothing is held back. `false`
+    /// while hands are over the board (quick play): `grid` is then everything known so far.
+    pub complete: bool,
+    /// Board time, in ms, of the scan that handed the board on.
     pub at_ms: u64,
-    /// Board time, in ms, of the earliest last change among the points that differ from the
-    /// previous settled board: roughly when the new stones went down (`at_ms` if none).
+    /// Board time, in ms, of the earliest `left_ms` among the points that differ from the
+    /// previous board handed on: roughly when the new stones went down (`at_ms` if none).
     pub first_change_ms: u64,
+    /// Per point (dense index order): the times of its last settled change ([`PointTimes`]).
+    pub times: &'a [PointTimes],
 }
 
 /// Counters for diagnostics (exposed on the API and in metrics).
@@ -54,35 +125,61 @@ pub struct StabiliserStats {
     /// Times the board settled back to the same board after a disturbance (hand, bounce,
     /// misread): transients that produced no event.
     pub transients: u64,
+    /// Boards handed on before the whole board settled (final changes while hands were over
+    /// the board).
+    #[serde(default)]
+    pub partial: u64,
 }
 
-/// Turns a stream of scans into settled boards.
-///
-/// A point is settled once it has read the same [`Cell`] for [`StabiliserConfig::settle_ms`];
-/// the board is settled when every point is settled and none reads [`Cell::Uncertain`] — except
-/// points uncertain for longer than [`StabiliserConfig::stuck_ms`], which keep their last
-/// settled value. Each time the board goes from unsettled to settled, [`Stabiliser::push`]
-/// returns a [`Settled`].
+/// Turns a stream of scans into settled readings per point and settled boards (module docs).
 /// Times are board milliseconds and must not go backwards (a smaller time is taken as the
 /// previous one).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Stabiliser {
     size: u8,
     config: StabiliserConfig,
+    /// The latest reading of each point.
+    #[serde(with = "super::cells_serde")]
     reading: Vec<Cell>,
-    /// Board time each point's reading last changed, ms.
-    changed_at: Vec<u64>,
+    /// Board time the latest reading's run began, ms.
+    run_start: Vec<u64>,
+    /// Per point: the reading and start of the earliest solid run ([`SEEN_RUN_MS`]) with no
+    /// solid run of another reading since.
+    #[serde(default)]
+    solid: Vec<Option<(u8, u64)>>,
+    /// Each point's settled reading (`Uncertain` until it first settles).
+    #[serde(with = "super::cells_serde")]
+    settled_reading: Vec<Cell>,
+    /// Since when each point has not read its settled reading, if it does not.
+    left_at: Vec<Option<u64>>,
+    /// The times of each point's last settled change.
+    times: Vec<PointTimes>,
+    /// Per point: the last board time it did not read its settled reading, ms.
+    #[serde(default)]
+    touched: Vec<u64>,
     /// Since when each point has read uncertain, if it does.
     uncertain_since: Vec<Option<u64>>,
-    /// Points whose reading changed since the board last settled.
-    disturbed: Vec<bool>,
-    /// Points uncertain for less than `stuck_ms`: they hold the board unsettled.
-    blocking: usize,
+    /// Points whose settled reading changed and that were not handed on yet.
+    undelivered: Vec<usize>,
+    /// Per point: it is in `undelivered`.
+    is_undelivered: Vec<bool>,
+    /// The board last handed on.
+    delivered: Option<StoneGrid>,
+    /// The board last handed on complete.
+    #[serde(default)]
+    delivered_complete: Option<StoneGrid>,
+    /// Board time of the last change of any reading, ms.
     last_change_ms: u64,
     now_ms: u64,
     started: bool,
+    /// The whole board is settled now.
     settled: bool,
-    stable: Option<StoneGrid>,
+    /// The earliest start of a disturbance still going on (`None`: nothing is disturbed).
+    horizon: Option<u64>,
+    /// The disturbances going on, as (`left_ms`, the earliest `seen_ms` their change can still
+    /// get): what a change must be told apart from to be final.
+    #[serde(skip)]
+    disturbed: Vec<PointTimes>,
     stats: StabiliserStats,
 }
 
@@ -94,15 +191,23 @@ impl Stabiliser {
             size,
             config,
             reading: vec![Cell::Uncertain; n],
-            changed_at: vec![0; n],
+            run_start: vec![0; n],
+            solid: vec![None; n],
+            settled_reading: vec![Cell::Uncertain; n],
+            left_at: vec![None; n],
+            times: vec![PointTimes::default(); n],
+            touched: vec![0; n],
             uncertain_since: vec![None; n],
-            disturbed: vec![false; n],
-            blocking: n,
+            undelivered: Vec::new(),
+            is_undelivered: vec![false; n],
+            delivered: None,
+            delivered_complete: None,
             last_change_ms: 0,
             now_ms: 0,
             started: false,
             settled: false,
-            stable: None,
+            horizon: Some(0),
+            disturbed: Vec::new(),
             stats: StabiliserStats::default(),
         }
     }
@@ -112,20 +217,21 @@ impl Stabiliser {
         self.size
     }
 
-    /// Forgets the readings (after a reconnect or a board reset) but keeps the last settled
-    /// board, so that a board that comes back unchanged produces no change.
+    /// Forgets the readings (after a reconnect or a board reset) but keeps every point's
+    /// settled reading, so that a board that comes back unchanged produces no change; a point
+    /// that comes back changed is dated from its first scan (what happened meanwhile has no
+    /// time).
     pub fn restart(&mut self) {
-        let n = self.reading.len();
         self.reading.fill(Cell::Uncertain);
         self.uncertain_since.fill(None);
-        self.disturbed.fill(false);
-        self.blocking = n;
+        self.left_at.fill(None);
         self.started = false;
         self.settled = false;
     }
 
     /// Takes one scan: `cells[i]` is the reading of the point with [`Point::index`] `i`, taken
-    /// at board time `t_ms`. Returns the board when it has just settled.
+    /// at board time `t_ms`. Returns a board when changes became final or the whole board has
+    /// just settled (module docs).
     ///
     /// A scan whose length is not size² is ignored (counted in [`StabiliserStats::rejected`]).
     pub fn push(&mut self, cells: &[Cell], t_ms: u64) -> Option<Settled<'_>> {
@@ -134,126 +240,295 @@ impl Stabiliser {
             return None;
         }
         self.stats.scans += 1;
-        let t_ms = t_ms.max(self.now_ms);
-        self.now_ms = t_ms;
+        let t = t_ms.max(self.now_ms);
+        self.now_ms = t;
         if !self.started {
             self.started = true;
-            self.last_change_ms = t_ms;
+            self.last_change_ms = t;
         }
-        let mut changed = false;
-        let mut blocking = 0;
+        let settle_ms = self.config.settle_ms;
         let stuck_ms = self.config.stuck_ms;
-        for ((((old, &new), since), changed_at), disturbed) in self
-            .reading
-            .iter_mut()
-            .zip(cells)
-            .zip(&mut self.uncertain_since)
-            .zip(&mut self.changed_at)
-            .zip(&mut self.disturbed)
-        {
-            if *old != new {
-                // A point disturbed since the board last settled (a hand over it, readings
-                // flickering) may have changed at any moment of it: the first change is taken,
-                // so a stone put down under a hand is never later than a clock press made
-                // before the hand lifted (R17.4). A point out of a long uncertain spell dates
-                // from its start.
-                let from = match (*old, *since) {
-                    (Cell::Uncertain, Some(from)) => from,
-                    _ => t_ms,
-                };
-                *changed_at = if *disturbed {
-                    (*changed_at).min(from)
-                } else {
-                    from
-                };
-                *disturbed = true;
-                *old = new;
-                changed = true;
-                *since = (new == Cell::Uncertain).then_some(t_ms);
-            } else if new == Cell::Uncertain && since.is_none() {
-                // uncertain from the first scan on
-                *since = Some(t_ms);
+        let mut changed = false;
+        let mut blocking = false;
+        let mut horizon: Option<u64> = None;
+        self.disturbed.clear();
+        for (i, &new) in cells.iter().enumerate() {
+            let old = self.reading[i];
+            // Most points, most scans: reading what they settled on, undisturbed, their solid
+            // run already noted — nothing to do.
+            if new == old
+                && new == self.settled_reading[i]
+                && new != Cell::Uncertain
+                && self.left_at[i].is_none()
+                && self.solid[i].is_some_and(|(v, _)| v == new.bits())
+            {
+                continue;
             }
-            if let Some(since) = *since {
-                if t_ms.saturating_sub(since) < stuck_ms {
-                    blocking += 1;
+            if new != old {
+                self.reading[i] = new;
+                self.run_start[i] = t;
+                changed = true;
+                self.uncertain_since[i] = (new == Cell::Uncertain).then_some(t);
+            } else if new == Cell::Uncertain && self.uncertain_since[i].is_none() {
+                self.uncertain_since[i] = Some(t);
+            }
+            if new != Cell::Uncertain && t.saturating_sub(self.run_start[i]) >= SEEN_RUN_MS {
+                if let Some(solid) = self.solid.get_mut(i) {
+                    if solid.is_none_or(|(v, _)| v != new.bits()) {
+                        *solid = Some((new.bits(), self.run_start[i]));
+                    }
+                }
+            }
+            let settled = self.settled_reading[i];
+            // a point not read yet (uncertain from the first scan on) is disturbed: what it
+            // holds is not known
+            if new == settled && settled != Cell::Uncertain {
+                // back to its settled reading: undisturbed once that has held again (a stone
+                // bouncing reads empty now and then; it is still going down)
+                if t.saturating_sub(self.run_start[i]) >= settle_ms {
+                    self.left_at[i] = None;
+                }
+            } else {
+                if let Some(touched) = self.touched.get_mut(i) {
+                    *touched = t;
+                }
+                // A disturbance that starts with a hand (uncertain) began at this scan: the
+                // stone comes later. One that starts with the new reading itself shows a
+                // change made before this scan: it is dated a millisecond earlier, so a press
+                // counted by the same scan is not taken for earlier than the stone.
+                let start = if new == Cell::Uncertain {
+                    t
+                } else {
+                    t.saturating_sub(1)
+                };
+                let left = *self.left_at[i].get_or_insert(start);
+                if new != Cell::Uncertain && t.saturating_sub(self.run_start[i]) >= settle_ms {
+                    // The new reading held: the point's settled reading changes.
+                    let seen = match self.solid.get(i).copied().flatten() {
+                        Some((v, since)) if v == new.bits() => since.min(self.run_start[i]),
+                        _ => self.run_start[i],
+                    };
+                    self.times[i] = PointTimes {
+                        left_ms: left.min(seen),
+                        seen_ms: seen,
+                    };
+                    self.settled_reading[i] = new;
+                    self.left_at[i] = None;
+                    if !self.is_undelivered[i] {
+                        self.is_undelivered[i] = true;
+                        self.undelivered.push(i);
+                    }
+                    continue;
+                }
+            }
+            let stuck = self.uncertain_since[i].is_some_and(|s| t.saturating_sub(s) >= stuck_ms);
+            if stuck {
+                continue;
+            }
+            if new == Cell::Uncertain {
+                blocking = true;
+            }
+            if let Some(left) = self.left_at[i] {
+                horizon = Some(horizon.map_or(left, |h: u64| h.min(left)));
+                // the earliest its change could be dated: a solid run of another reading than
+                // its settled one already seen, the reading it shows now, or later
+                let mut seen = t;
+                if new != Cell::Uncertain {
+                    seen = seen.min(self.run_start[i]);
+                }
+                if let Some(Some((v, since))) = self.solid.get(i) {
+                    if *v != settled.bits() {
+                        seen = seen.min(*since);
+                    }
+                }
+                self.disturbed.push(PointTimes {
+                    left_ms: left,
+                    seen_ms: seen,
+                });
+            }
+        }
+        self.horizon = horizon;
+        if changed {
+            self.last_change_ms = t;
+            self.settled = false;
+        }
+        let complete = !self.settled
+            && !blocking
+            && horizon.is_none()
+            && t.saturating_sub(self.last_change_ms) >= settle_ms;
+        if complete {
+            self.settled = true;
+            return self.hand_on(t, true);
+        }
+        if self.delivered.is_some() {
+            let any_final =
+                self.undelivered.iter().any(|&i| self.is_final(i)) && self.finals().contains(&true);
+            if any_final {
+                return self.hand_on(t, false);
+            }
+        } else if !self.settled_reading.contains(&Cell::Uncertain)
+            && self.finals().iter().all(|&f| f)
+        {
+            // The first board, while hands are already over it (quick players from the
+            // start): every point has been read, and nothing read is held back.
+            return self.hand_on(t, false);
+        }
+        None
+    }
+
+    /// Whether point `i`'s change may be final: it is told apart from every disturbance still
+    /// going on (nothing hidden can turn out to have come first).
+    fn is_final(&self, i: usize) -> bool {
+        let c = self.times[i];
+        self.disturbed.iter().all(|d| c.told_apart_before(d))
+    }
+
+    /// Which of the undelivered changes are final (in `undelivered` order): told apart from
+    /// every disturbance still going on, and from every change held back — what is handed on
+    /// never leaves behind a change that may have come before it.
+    fn finals(&self) -> Vec<bool> {
+        let mut finals: Vec<bool> = self.undelivered.iter().map(|&i| self.is_final(i)).collect();
+        loop {
+            let mut dropped = false;
+            for a in 0..finals.len() {
+                if !finals[a] {
+                    continue;
+                }
+                let ta = self.times[self.undelivered[a]];
+                let before_all_held = self
+                    .undelivered
+                    .iter()
+                    .zip(&finals)
+                    .filter(|(_, &f)| !f)
+                    .all(|(&u, _)| ta.told_apart_before(&self.times[u]));
+                if !before_all_held {
+                    finals[a] = false;
+                    dropped = true;
+                }
+            }
+            if !dropped {
+                return finals;
+            }
+        }
+    }
+
+    /// Applies the final changes to the board handed on and returns it.
+    fn hand_on(&mut self, t: u64, complete: bool) -> Option<Settled<'_>> {
+        let finals = if complete {
+            vec![true; self.undelivered.len()]
+        } else {
+            self.finals()
+        };
+        let mut grid = self
+            .delivered
+            .clone()
+            .unwrap_or_else(|| StoneGrid::empty(self.size));
+        let first_time = self.delivered.is_none();
+        let mut first_change: Option<u64> = None;
+        let times = &self.times;
+        let settled_reading = &self.settled_reading;
+        let size = self.size;
+        let mut applied = Vec::new();
+        let mut k = 0;
+        self.undelivered.retain(|&i| {
+            let is_final = finals[k];
+            k += 1;
+            if is_final {
+                applied.push(i);
+            }
+            !is_final
+        });
+        for &i in &applied {
+            self.is_undelivered[i] = false;
+        }
+        if first_time {
+            // The first board: every point's settled reading; stones already on it date it
+            // from when they came (a press made meanwhile comes after them).
+            for (i, &c) in settled_reading.iter().enumerate() {
+                grid.set(Point::from_index(i, size), stone(c));
+                if stone(c).is_some() {
+                    let left = times[i].left_ms;
+                    first_change = Some(first_change.map_or(left, |f: u64| f.min(left)));
                 }
             }
         }
-        self.blocking = blocking;
-        if changed {
-            self.last_change_ms = t_ms;
-            self.settled = false;
+        for &i in &applied {
+            let stone = stone(settled_reading[i]);
+            if grid.at_index(i) != stone {
+                grid.set(Point::from_index(i, size), stone);
+                let left = times[i].left_ms;
+                first_change = Some(first_change.map_or(left, |f: u64| f.min(left)));
+            }
         }
-        self.check_settled(t_ms)
-    }
-
-    /// Re-evaluates settling at board time `t_ms` without a new scan.
-    fn check_settled(&mut self, t_ms: u64) -> Option<Settled<'_>> {
-        if self.settled
-            || self.blocking > 0
-            || t_ms.saturating_sub(self.last_change_ms) < self.config.settle_ms
-        {
+        // A complete board is news against the last complete one (the boards handed on while
+        // hands were over the board were judged only as far as moves explain them); a partial
+        // one against the last board handed on.
+        let changed = if complete {
+            self.delivered_complete.as_ref() != Some(&grid)
+        } else {
+            self.delivered.as_ref() != Some(&grid)
+        };
+        if !complete && !changed {
+            // changes that came back to the board handed on: nothing to tell yet
             return None;
         }
-        self.settled = true;
-        self.disturbed.fill(false);
-        let grid = self.grid_from_readings();
-        let changed = self.stable.as_ref() != Some(&grid);
-        let first_change_ms = match &self.stable {
-            Some(old) => (0..self.reading.len())
-                .filter(|&i| old.at_index(i) != grid.at_index(i))
-                .map(|i| self.changed_at[i])
-                .min()
-                .unwrap_or(t_ms),
-            None => t_ms,
-        };
-        if changed {
-            self.stats.changes += 1;
-            self.stable = Some(grid);
+        if complete {
+            if changed {
+                self.stats.changes += 1;
+            } else {
+                self.stats.transients += 1;
+            }
+            self.delivered_complete = Some(grid.clone());
         } else {
-            self.stats.transients += 1;
+            self.stats.partial += 1;
         }
-        self.stable.as_ref().map(|grid| Settled {
+        self.delivered = Some(grid);
+        self.delivered.as_ref().map(|grid| Settled {
             grid,
             changed,
-            at_ms: t_ms,
-            first_change_ms,
+            complete,
+            at_ms: t,
+            first_change_ms: first_change.unwrap_or(t),
+            times: &self.times,
         })
     }
 
-    /// The readings as stones; a stuck uncertain point keeps its last settled value.
-    fn grid_from_readings(&self) -> StoneGrid {
-        let mut grid = StoneGrid::empty(self.size);
-        for (i, cell) in self.reading.iter().enumerate() {
-            let stone = match cell {
-                Cell::Black => Some(Color::Black),
-                Cell::White => Some(Color::White),
-                Cell::Empty => None,
-                Cell::Uncertain => self.stable.as_ref().and_then(|g| g.at_index(i)),
-            };
-            if stone.is_some() {
-                grid.set(Point::from_index(i, self.size), stone);
-            }
-        }
-        grid
-    }
-
-    /// Whether the board is settled right now (no change for `settle_ms`, nothing uncertain).
+    /// Whether the whole board is settled right now (no change for `settle_ms`, nothing
+    /// uncertain, nothing held back).
     pub fn is_settled(&self) -> bool {
         self.settled
     }
 
-    /// The last settled board, if the board has settled at least once.
+    /// The last board handed on, if any.
     pub fn stable(&self) -> Option<&StoneGrid> {
-        self.stable.as_ref()
+        self.delivered.as_ref()
     }
 
-    /// Board time, ms, at which each point's reading last changed (dense index order): when a
-    /// stone appeared, for telling a clock press before the stone (R17.4). For a point that
-    /// read uncertain before its new value, the moment the uncertainty began.
-    pub fn changed_at(&self) -> &[u64] {
-        &self.changed_at
+    /// Board time, ms, from which nothing is known for certain yet: the earliest start of a
+    /// disturbance still going on (a hand over a point, a reading not yet held, a change not
+    /// yet handed on). `None`: everything up to now is known. A press made before the horizon
+    /// can be judged against every stone that went down before it.
+    pub fn horizon_ms(&self) -> Option<u64> {
+        let held_back = self
+            .undelivered
+            .iter()
+            .map(|&i| self.times[i].left_ms)
+            .min();
+        match (self.horizon, held_back) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Per point (dense index order): the times of its last settled change.
+    pub fn times(&self) -> &[PointTimes] {
+        &self.times
+    }
+
+    /// Per point (dense index order): the last board time, ms, at which it did not read its
+    /// settled reading (a hand over it, a stone coming or going).
+    pub fn touched(&self) -> &[u64] {
+        &self.touched
     }
 
     /// The current raw reading of every point (dense index order).
@@ -273,130 +548,27 @@ impl Stabiliser {
             .collect()
     }
 
+    /// Whether any point has read uncertain for longer than `stuck_ms`.
+    pub fn has_stuck_points(&self) -> bool {
+        let now = self.now_ms;
+        self.uncertain_since
+            .iter()
+            .any(|s| s.is_some_and(|s| now.saturating_sub(s) >= self.config.stuck_ms))
+    }
+
     /// Diagnostic counters.
     pub fn stats(&self) -> StabiliserStats {
         self.stats
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    const E: Cell = Cell::Empty;
-
-    fn scan(size: u8, set: &[(usize, Cell)]) -> Vec<Cell> {
-        let mut v = vec![E; usize::from(size) * usize::from(size)];
-        for &(i, c) in set {
-            v[i] = c;
-        }
-        v
-    }
-
-    /// Feeds `cells` every 20 ms from `t0` for `n` scans; returns the settle reports
-    /// (time, changed, black count).
-    fn feed(s: &mut Stabiliser, cells: &[Cell], t0: u64, n: u64) -> Vec<(u64, bool, usize)> {
-        (0..n)
-            .filter_map(|k| {
-                s.push(cells, t0 + 20 * k)
-                    .map(|st| (st.at_ms, st.changed, st.grid.count(Color::Black)))
-            })
-            .collect()
-    }
-
-    #[test]
-    fn first_board_settles_after_settle_time() {
-        let mut s = Stabiliser::new(9, StabiliserConfig::default());
-        let empty = scan(9, &[]);
-        // scans at 0, 20, ..., 140 are not enough; 160 is the first ≥ 150 ms after 0.
-        let got = feed(&mut s, &empty, 0, 20);
-        assert_eq!(got, vec![(160, true, 0)]);
-        assert!(s.is_settled());
-    }
-
-    #[test]
-    fn single_scan_misread_is_a_transient_not_a_change() {
-        let mut s = Stabiliser::new(9, StabiliserConfig::default());
-        let empty = scan(9, &[]);
-        let glitch = scan(9, &[(40, Cell::Black)]);
-        feed(&mut s, &empty, 0, 10);
-        assert!(s.push(&glitch, 200).is_none());
-        let got = feed(&mut s, &empty, 220, 10);
-        // back to the same board: reported as settled but unchanged
-        assert_eq!(got, vec![(380, false, 0)]);
-        assert_eq!(s.stats().transients, 1);
-        assert_eq!(s.stats().changes, 1);
-    }
-
-    #[test]
-    fn uncertain_points_hold_the_board_unsettled() {
-        let mut s = Stabiliser::new(9, StabiliserConfig::default());
-        let covered = scan(9, &[(40, Cell::Uncertain), (41, Cell::Uncertain)]);
-        // a hand hovering for 1.8 s: nothing settles
-        assert!(feed(&mut s, &covered, 0, 90).is_empty());
-        let placed = scan(9, &[(40, Cell::Black)]);
-        let got = feed(&mut s, &placed, 1800, 10);
-        assert_eq!(got, vec![(1960, true, 1)]);
-    }
-
-    #[test]
-    fn a_dead_sensor_keeps_its_value_and_does_not_block_the_board() {
-        let mut s = Stabiliser::new(9, StabiliserConfig::default());
-        let stone_at_3 = scan(9, &[(3, Cell::Black)]);
-        feed(&mut s, &stone_at_3, 0, 10);
-        // point 3 goes dead (uncertain) at 200 ms; a stone arrives at 10 at 1000 ms
-        let dead = scan(9, &[(3, Cell::Uncertain)]);
-        let dead_and_new = scan(9, &[(3, Cell::Uncertain), (10, Cell::White)]);
-        assert!(feed(&mut s, &dead, 200, 40).is_empty());
-        let got = feed(&mut s, &dead_and_new, 1000, 100);
-        // settles once point 3 has been uncertain for 2 s (at 2200 ms), keeping its stone
-        assert_eq!(got, vec![(2200, true, 1)]);
-        assert_eq!(s.stable().unwrap().at_index(10), Some(Color::White));
-        assert_eq!(s.stable().unwrap().at_index(3), Some(Color::Black));
-        assert_eq!(s.stuck_points(), vec![Point::from_index(3, 9)]);
-    }
-
-    #[test]
-    fn bouncing_stone_settles_once_at_its_final_reading() {
-        let mut s = Stabiliser::new(9, StabiliserConfig::default());
-        let empty = scan(9, &[]);
-        let placed = scan(9, &[(10, Cell::Black)]);
-        feed(&mut s, &empty, 0, 10);
-        // bounce: black, empty, black, uncertain, black every 20 ms
-        let mut t = 200;
-        for c in [Cell::Black, E, Cell::Black, Cell::Uncertain] {
-            assert!(s.push(&scan(9, &[(10, c)]), t).is_none());
-            t += 20;
-        }
-        let got = feed(&mut s, &placed, t, 10);
-        assert_eq!(got, vec![(t + 160, true, 1)]);
-    }
-
-    #[test]
-    fn wrong_length_scan_is_rejected_without_panic() {
-        let mut s = Stabiliser::new(9, StabiliserConfig::default());
-        assert!(s.push(&[E; 5], 0).is_none());
-        assert_eq!(s.stats().rejected, 1);
-        assert_eq!(s.stats().scans, 0);
-    }
-
-    #[test]
-    fn time_going_backwards_does_not_settle_early() {
-        let mut s = Stabiliser::new(9, StabiliserConfig::default());
-        let empty = scan(9, &[]);
-        assert!(s.push(&empty, 1000).is_none());
-        assert!(s.push(&empty, 10).is_none());
-        assert!(s.push(&empty, 1100).is_none());
-        assert!(s.push(&empty, 1150).is_some());
-    }
-
-    #[test]
-    fn restart_keeps_the_stable_board() {
-        let mut s = Stabiliser::new(9, StabiliserConfig::default());
-        let placed = scan(9, &[(3, Cell::White)]);
-        feed(&mut s, &placed, 0, 10);
-        s.restart();
-        let got = feed(&mut s, &placed, 5000, 10);
-        assert_eq!(got, vec![(5160, false, 0)]);
+fn stone(c: Cell) -> Option<Color> {
+    match c {
+        Cell::Black => Some(Color::Black),
+        Cell::White => Some(Color::White),
+        Cell::Empty | Cell::Uncertain => None,
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -2,11 +2,15 @@
 //! every second while a clock runs, and read back after a crash or a restart (issue 7,
 //! "Recovery").
 //!
-//! A restored session is the session as it was, with the board away: what only the board's
-//! link knows (the stabiliser, the button counters) starts afresh at the next handshake, the
-//! game clock runs on the host's time from the checkpoint's moment until then, and the first
-//! settled board is judged against the record like the board after an unplugged cable — the
-//! moves made meanwhile inferred, or the board in `desync` with the exact difference (R17.6).
+//! A restored session is the session as it was, with the board away. A version-3 board kept
+//! its own history of the time the service was down (PROTOCOL.md §14): at its next handshake
+//! the history is replayed from the checkpoint's last scan (the stabiliser is in the
+//! checkpoint), and the record, the clocks and the violations are what they would have been
+//! had the service been up. Without that history (an older board, a board that restarted, one
+//! whose history no longer reaches back) the game clock runs on the host's time from the
+//! checkpoint's moment until the board is back, and the first settled board is judged against
+//! the record like the board after an unplugged cable — the moves made meanwhile inferred, or
+//! the board in `desync` with the exact difference (R17.6).
 
 use super::Session;
 
@@ -56,12 +60,16 @@ impl Session {
         min_seq: u64,
     ) -> Result<Session, RestoreError> {
         let mut session: Session = serde_json::from_str(checkpoint)?;
+        session.next_seq = session.next_seq.max(min_seq);
+        // The session at its last scan: a version-3 board's history of the time the service
+        // was down goes on from there (PROTOCOL.md §14); the beat only runs the faces.
+        if session.link.is_some() && session.outage.is_none() && session.resume.is_some() {
+            session.begin_outage();
+        }
         if let Some(beat) = beat {
             session.board_time_ms = session.board_time_ms.max(beat.board_time_ms);
             session.now_ms = session.now_ms.max(beat.now_ms);
         }
-        session.next_seq = session.next_seq.max(min_seq);
-        session.stabiliser = None;
         session.last_board_ms = None;
         session.restarted();
         Ok(session)

@@ -154,6 +154,50 @@ pub struct BoardHistory {
     pub live_buttons: ButtonCounters,
 }
 
+impl BoardHistory {
+    /// What the history of boot `boot_id` holds for the scans `span` taken after `before`:
+    /// every change of a point's reading from one scan to the next and every press the
+    /// counters count (PROTOCOL.md §14.2), at the board time of the scan that shows it; the
+    /// live counters are `span`'s last (or `before`'s). For the virtual board's tests and
+    /// benchmarks, and any host that keeps the scans itself.
+    pub fn of_scans(boot_id: u32, before: &Scan, span: &[Scan]) -> BoardHistory {
+        let mut changes = Vec::new();
+        let mut prev = before;
+        for scan in span {
+            for (i, (a, b)) in prev.cells.iter().zip(scan.cells.iter()).enumerate() {
+                if a != b {
+                    changes.push(BoardChange::Reading {
+                        board_ms: scan.board_ms,
+                        index: i as u16,
+                        cell: b,
+                    });
+                }
+            }
+            let delta = scan.buttons.presses_since(&prev.buttons);
+            for button in [Button::Pass, Button::Resign, Button::Clock] {
+                for side in [Side::Black, Side::White] {
+                    for _ in 0..delta.get(button, side) {
+                        changes.push(BoardChange::Press {
+                            board_ms: scan.board_ms,
+                            button,
+                            side,
+                        });
+                    }
+                }
+            }
+            prev = scan;
+        }
+        BoardHistory {
+            boot_id,
+            since_ms: before.board_ms,
+            until_ms: prev.board_ms,
+            base: before.cells.iter().collect(),
+            changes,
+            live_buttons: prev.buttons,
+        }
+    }
+}
+
 /// One input to the session.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Input {

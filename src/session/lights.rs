@@ -17,7 +17,8 @@ impl Session {
     ///    stone by stone, the next one to fix brightest (stones to lift first, then stones to
     ///    put back, in board order); when open violations and pending captures account for the
     ///    whole difference, it is shown without a next stone;
-    /// 3. captured stones still on the board (`remove`, R18.2);
+    /// 3. the stones of a board held for the referee (`ambiguous`), then captured stones still
+    ///    on the board (`remove`, R18.2);
     /// 4. the ko point (R20.1) and the last move;
     /// 5. at the count (and after a counted game): dead stones, each side's territory and the
     ///    shared points (G9, R21.2).
@@ -109,6 +110,11 @@ impl Session {
                 .copied()
                 .or_else(|| restore.first().map(|&(p, _)| p));
             mark_fix(&mut scene, &BoardDiff { restore, remove });
+        }
+        // A board held for the referee: the stones whose order is in question (the moves that
+        // explain the held board, in any of its explanations).
+        for p in referee.held_points() {
+            scene.mark(p, Role::Ambiguous, None);
         }
         for &(p, _) in referee.pending() {
             scene.mark(p, Role::Remove, None);

@@ -10,6 +10,7 @@ mod checkpoint;
 mod input;
 mod lights;
 mod moves;
+mod resume;
 mod state;
 mod timing;
 
@@ -27,7 +28,7 @@ pub use input::{
 pub use moves::{move_views, MoveView};
 
 use smartgoban_protocol::{Button, ButtonCounters, Scan, Side};
-pub use state::{LinkView, StateView};
+pub use state::{Held, LinkView, StateView};
 
 /// Session settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -133,12 +134,13 @@ enum Press {
 }
 
 /// The core state machine: link status, stabiliser, referee and the outgoing event queue.
-#[derive(Debug, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Session {
     config: SessionConfig,
     referee: Referee,
-    /// Not kept in checkpoints: a restored session waits for the board's next handshake.
-    #[serde(skip)]
+    /// Kept in checkpoints: after a restart the board's history goes on from it
+    /// (PROTOCOL.md §14).
+    #[serde(default)]
     stabiliser: Option<Stabiliser>,
     link: Option<LinkInfo>,
     board_time_ms: u64,
@@ -168,6 +170,16 @@ pub struct Session {
     clock_news: bool,
     /// A flag that fell while the press that handed over the time waits to be judged.
     held_flag: Option<(Color, u64)>,
+    /// Where the session's knowledge of a version-3 board's scans ends (PROTOCOL.md §14).
+    #[serde(default)]
+    resume: Option<ResumePoint>,
+    /// While a version-3 board is away (or the service restarted): the session as it was at
+    /// its last scan, and what the host did since, for the board's history to be replayed on.
+    #[serde(default)]
+    outage: Option<Box<resume::Outage>>,
+    /// `t_ms` of the last event: events' times never go back.
+    #[serde(default)]
+    last_t_ms: u64,
 }
 
 impl Session {
@@ -196,6 +208,9 @@ impl Session {
             press_readings: Vec::new(),
             clock_news: false,
             held_flag: None,
+            resume: None,
+            outage: None,
+            last_t_ms: 0,
         };
         session.referee.set_timed(session.clock.is_some());
         session.drain_referee();
@@ -209,12 +224,12 @@ impl Session {
         self.advance_offline(self.now_ms);
         let result = match input {
             Input::LinkUp(info) => {
-                self.link_up(info);
+                let awaited = self.end_outage_unreplayed();
+                self.link_up_noting(info, awaited);
                 Ok(())
             }
-            // TODO(issue 13): replay the history; until then, judged like a plain reconnection
-            Input::LinkResumed { info, .. } => {
-                self.link_up(info);
+            Input::LinkResumed { info, history } => {
+                self.link_resumed(info, &history);
                 Ok(())
             }
             Input::LinkDown { reason } => {
@@ -225,30 +240,46 @@ impl Session {
                 self.scan(&scan);
                 Ok(())
             }
-            Input::Command(command) => self.command(command),
+            Input::Command(command) => {
+                self.note_host_input(resume::HostInput::Command(command.clone()));
+                self.command(command)
+            }
             Input::Button { button, host_ms } => {
-                self.button(button, host_ms);
+                let board_ms = self
+                    .board_time_ms
+                    .saturating_sub(self.now_ms.saturating_sub(host_ms));
+                self.note_host_input(resume::HostInput::Button { button, board_ms });
+                self.button_at(button, board_ms);
                 Ok(())
             }
         };
         self.drain_referee();
-        self.run_clock();
-        self.drain_referee();
+        if self.outage.is_none() {
+            self.run_clock();
+            self.drain_referee();
+        }
         result
     }
 
     /// Runs timers due at `now_ms`: the game clock while the board is away (the link timeout
-    /// lives in [`crate::link::Connection`]).
+    /// lives in [`crate::link::Connection`]). While the board's history is awaited the clock
+    /// only runs for the faces: its calls and its flag are judged once the history tells what
+    /// the players did meanwhile.
     pub fn handle_timeout(&mut self, now_ms: u64) {
         self.now_ms = self.now_ms.max(now_ms);
         self.advance_offline(self.now_ms);
-        self.run_clock();
+        if self.outage.is_none() {
+            self.run_clock();
+        }
         self.drain_referee();
     }
 
     /// Host time at which [`Session::handle_timeout`] must next be called, if ever: the
-    /// clock's next call or flag while the board is away.
+    /// clock's next call or flag while the board is away (none while its history is awaited).
     pub fn poll_timeout(&self) -> Option<u64> {
+        if self.outage.is_some() {
+            return None;
+        }
         self.clock_timeout()
     }
 
@@ -281,8 +312,10 @@ impl Session {
     /// boot and the board time of the last scan taken in, once a version-3 board told its
     /// boot. The link asks the board's history from there after a reconnection or a restart.
     pub fn resume_point(&self) -> Option<ResumePoint> {
-        // TODO(issue 13): kept from the last scan of a version-3 session
-        None
+        match &self.outage {
+            Some(o) => o.base.resume,
+            None => self.resume,
+        }
     }
 
     /// The connected board, if the link is up.
@@ -305,9 +338,24 @@ impl Session {
     }
 
     fn emit(&mut self, kind: EventKind) {
+        self.emit_at(kind, None);
+    }
+
+    /// Emits `kind`; `at_board_ms`: the board time it happened at, if earlier than now (a
+    /// move's stone seen before its board was handed on): its `t_ms` is that moment in host
+    /// time. Events' times never go back.
+    fn emit_at(&mut self, kind: EventKind, at_board_ms: Option<u64>) {
+        let t = match at_board_ms {
+            Some(at) => self
+                .now_ms
+                .saturating_sub(self.board_time_ms.saturating_sub(at)),
+            None => self.now_ms,
+        };
+        let t_ms = t.max(self.last_t_ms);
+        self.last_t_ms = t_ms;
         let event = Event {
             seq: self.next_seq,
-            t_ms: self.now_ms,
+            t_ms,
             kind,
         };
         self.next_seq += 1;
@@ -315,15 +363,17 @@ impl Session {
     }
 
     fn drain_referee(&mut self) {
-        while let Some(mut kind) = self.referee.poll_event() {
+        while let Some((mut kind, at)) = self.referee.poll_timed_event() {
             self.clock_follows(&mut kind);
-            self.emit(kind);
+            self.emit_at(kind, at);
         }
     }
 
-    fn link_up(&mut self, info: LinkInfo) {
+    /// The handshake completed; `awaited`: the board's history of an outage had been
+    /// expected (the `link` event says why none came).
+    fn link_up_noting(&mut self, info: LinkInfo, awaited: bool) {
         let game_size = self.referee.game().board().size();
-        let detail = if info.board_size == game_size {
+        let mut detail = if info.board_size == game_size {
             format!(
                 "board {}x{}, firmware {}, device {:08x}, {} scans/s",
                 info.board_size,
@@ -338,35 +388,70 @@ impl Session {
                 info.board_size, info.board_size, game_size, game_size
             )
         };
+        // a board without history coming (back) to a game under way: what happened while
+        // nobody listened is lost, and the world is told so
+        let awaited =
+            awaited || (info.protocol_version < 3 && !self.referee.record().moves.is_empty());
+        if let Some(why) = resume::fallback_reason(&info, awaited) {
+            detail.push_str("; ");
+            detail.push_str(&why);
+        }
         match &mut self.stabiliser {
             Some(s) if s.size() == info.board_size => s.restart(),
             _ => {
                 self.stabiliser = Some(Stabiliser::new(info.board_size, self.config.stabiliser));
             }
         }
-        // A repeated handshake restarts the board's counters but is no news to the world.
-        let news = self.link != Some(info);
+        // A repeated handshake restarts the board's counters but is no news to the world (nor
+        // is a board that restarted by itself: the scans go on); after an outage it is.
+        let same = |a: &LinkInfo, b: &LinkInfo| {
+            LinkInfo {
+                boot_id: None,
+                history: HistoryStatus::NotAsked,
+                ..*a
+            } == LinkInfo {
+                boot_id: None,
+                history: HistoryStatus::NotAsked,
+                ..*b
+            }
+        };
+        let news = awaited || self.link.as_ref().is_none_or(|l| !same(l, &info));
+        // A new boot of the board (or a board without history): the scans start afresh.
+        if self.resume.is_some_and(|r| Some(r.boot_id) != info.boot_id) {
+            self.resume = None;
+        }
         self.link = Some(info);
         self.last_board_ms = None;
         self.buttons = ButtonCounters::default();
         self.deferred.clear();
         self.stats.last_scan_counter = None;
         if news {
+            let history =
+                (awaited || info.history != HistoryStatus::NotAsked).then_some(info.history);
             self.emit(EventKind::Link {
                 state: LinkState::Connected,
                 detail,
+                history,
             });
         }
     }
 
     fn link_down(&mut self, reason: String) {
+        if self.link.is_some() && self.outage.is_none() && self.resume.is_some() {
+            // A board that keeps its history (PROTOCOL.md §14): what happens meanwhile is
+            // replayed when it comes back; until then nothing is judged.
+            self.begin_outage();
+        }
         self.offline_anchor_ms = Some(self.now_ms);
-        // the presses waiting for their board are judged on the board as last seen
-        self.judge_all_presses();
+        if self.outage.is_none() {
+            // the presses waiting for their board are judged on the board as last seen
+            self.judge_all_presses();
+        }
         if self.link.take().is_some() {
             self.emit(EventKind::Link {
                 state: LinkState::Lost,
                 detail: reason,
+                history: None,
             });
         }
     }
@@ -395,72 +480,115 @@ impl Session {
             }
         }
         self.last_board_ms = Some(scan.board_ms);
+        if let Some(boot_id) = link.boot_id {
+            self.resume = Some(ResumePoint {
+                boot_id,
+                since_ms: scan.board_ms,
+            });
+        }
         let presses = self.presses(scan.buttons);
+        let now = self.board_time_ms;
+        self.cells.resize(scan.cells.len(), Cell::Uncertain);
+        scan.cells.unpack_into(&mut self.cells);
+        self.sense(presses.into_iter().map(|p| (p, now)));
+    }
 
-        self.cells.clear();
-        self.cells.extend(scan.cells.iter());
+    /// The readings in `self.cells`, taken at the session's board time, with the presses that
+    /// came with them (each at its own board time): through the stabiliser, then the boards it
+    /// hands on and the presses, in order, to the referee.
+    fn sense(&mut self, presses: impl IntoIterator<Item = (Press, u64)>) {
         let Some(stabiliser) = self.stabiliser.as_mut() else {
             return;
         };
         let now = self.board_time_ms;
-        let settled = stabiliser
-            .push(&self.cells, now)
-            .map(|s| (s.changed, s.grid.clone(), s.first_change_ms));
+        let handed = stabiliser.push(&self.cells, now).map(|s| {
+            (
+                s.changed,
+                s.complete,
+                s.grid.clone(),
+                s.first_change_ms,
+                s.times.to_vec(),
+            )
+        });
+        let touched = handed.as_ref().map(|_| stabiliser.touched().to_vec());
         let is_settled = stabiliser.is_settled();
-        let stuck = is_settled && !stabiliser.stuck_points().is_empty();
-        for p in presses {
-            self.take_press(p, now);
+        let horizon = stabiliser.horizon_ms();
+        let stuck = stabiliser.has_stuck_points();
+        for (p, at) in presses {
+            self.take_press(p, at);
         }
-        if let Some((true, _, first_change)) = &settled {
-            let latency = now.saturating_sub(*first_change);
-            self.stats.settle_ms_sum += latency;
-            for (bucket, bound) in self
-                .stats
-                .settle_buckets
-                .iter_mut()
-                .zip(SETTLE_BUCKETS_MS.iter().map(Some).chain([None]))
-            {
-                if bound.is_none_or(|&b| latency <= b) {
-                    *bucket += 1;
+        if let Some((true, complete, _, first_change, _)) = &handed {
+            if *complete {
+                let latency = now.saturating_sub(*first_change);
+                self.stats.settle_ms_sum += latency;
+                for (bucket, bound) in self
+                    .stats
+                    .settle_buckets
+                    .iter_mut()
+                    .zip(SETTLE_BUCKETS_MS.iter().map(Some).chain([None]))
+                {
+                    if bound.is_none_or(|&b| latency <= b) {
+                        *bucket += 1;
+                    }
                 }
             }
         }
-        if let Some((true, grid, first_change)) = settled {
+        if let Some((true, complete, grid, first_change, times)) = handed {
             // Presses made before the board started to change belong to the board before,
             // except a clock press with no move to commit yet: it is for a stone going down
             // (R17.4: pressed before or while placing it), judged after the board.
+            // A pass by the side to move made while the opponent's new stone was still
+            // coming (its point covered since before the pass: a captured stone lifted and
+            // the opponent's stone put there under one hand) answers the move before it.
+            let to_move = self.referee.game().to_move();
+            let board = self.referee.game().board();
+            let latest_other: Option<u64> = grid
+                .iter()
+                .filter(|&(p, c)| c == Some(to_move.opposite()) && board.get(p) != c)
+                .map(|(p, _)| times.get(p.index(grid.size())).map_or(0, |t| t.seen_ms))
+                .max();
+            let mut answered = false;
             let (before, after): (Vec<_>, Vec<_>) = std::mem::take(&mut self.deferred)
                 .into_iter()
                 .partition(|&(p, at)| match p {
+                    // (one pass: after it the other side is to move)
+                    Press::Pass(c)
+                        if !answered && c == to_move && latest_other.is_some_and(|s| at <= s) =>
+                    {
+                        answered = true;
+                        true
+                    }
                     // a press for a move already recorded is judged before the board; one
-                    // with no move of its own waits for its stone (up to its grace time)
-                    Press::Clock(c) => at < first_change && self.referee.owes_press(c, at),
-                    _ => at < first_change,
+                    // with no move of its own waits for its stone (up to its grace time). A
+                    // press reported by the scan the change began in came before the stone:
+                    // the hand was only arriving.
+                    Press::Clock(c) => at <= first_change && self.referee.owes_press(c, at),
+                    _ => at <= first_change,
                 });
             self.deferred = after;
             for (press, at) in before {
                 self.press(press, at);
             }
-            let changed_at = self
-                .stabiliser
-                .as_ref()
-                .map(|s| s.changed_at().to_vec())
-                .unwrap_or_default();
             self.referee.on_board(Observation {
                 grid: &grid,
                 at_ms: now,
-                changed_at: &changed_at,
+                times: &times,
+                touched: touched.as_deref().unwrap_or(&[]),
+                complete,
             });
         }
-        self.referee.on_tick(now, is_settled);
-        // A press counts once the board is settled, after the board it belongs to, so a pass
-        // or resignation never jumps ahead of the stone placed just before it; it keeps the
-        // time it was pressed. While something rests on the board (stuck sensors), a stone may
-        // be going down unseen under it: presses wait for it to lift, up to STUCK_PRESS_WAIT_MS.
+        let touched = self.stabiliser.as_ref().map_or(&[][..], |s| s.touched());
+        self.referee.on_tick(now, is_settled, touched);
+        // A press counts once everything before it on the board is known (the stabiliser's
+        // horizon: no hand still over a point it covered before the press), after the board it
+        // belongs to, so a pass or resignation never jumps ahead of the stone placed just
+        // before it; it keeps the time it was pressed. While something rests on the board
+        // (stuck sensors), a stone may be going down unseen under it: presses wait for it to
+        // lift, up to STUCK_PRESS_WAIT_MS.
         let oldest = self.deferred.first().map(|&(_, at)| at);
         let waited_enough = oldest.is_some_and(|at| now.saturating_sub(at) >= STUCK_PRESS_WAIT_MS);
-        if is_settled && (!stuck || waited_enough) {
-            self.judge_presses(now);
+        if !stuck || waited_enough {
+            self.judge_presses(now, horizon);
         }
     }
 
@@ -530,12 +658,19 @@ impl Session {
         self.deferred.push((press, at_ms));
     }
 
-    /// Judges the waiting presses, in order, up to the first clock press still inside its
-    /// grace time (a stone may yet go down for it).
-    fn judge_presses(&mut self, now: u64) {
+    /// Judges the waiting presses, in order, up to the first one made after `horizon` (the
+    /// board around it is not known yet: [`crate::sensing::Stabiliser::horizon_ms`]; a press
+    /// in the scan a disturbance began in came before it;
+    /// `None`: everything is known) or the first clock press still inside its grace time (a
+    /// stone may yet go down for it).
+    fn judge_presses(&mut self, now: u64, horizon: Option<u64>) {
         let mut waiting: std::collections::VecDeque<(Press, u64)> =
             std::mem::take(&mut self.deferred).into();
         while let Some((press, at)) = waiting.pop_front() {
+            if horizon.is_some_and(|h| at > h) {
+                waiting.push_front((press, at));
+                break;
+            }
             // a clock press with no move to commit waits for its stone, up to its grace time
             let waits = match press {
                 Press::Clock(c) => {
@@ -584,16 +719,12 @@ impl Session {
     /// A clock button not wired through the board (API, GPIO) pressed at board time `at`.
     fn clock_button(&mut self, color: Color, at: u64) {
         self.take_press(Press::Clock(color), at);
-        if self.stabiliser.as_ref().is_none_or(|s| s.is_settled()) {
-            self.judge_presses(self.board_time_ms);
-        }
+        let horizon = self.stabiliser.as_ref().and_then(|s| s.horizon_ms());
+        self.judge_presses(self.board_time_ms, horizon);
     }
 
-    /// A clock button on the Pi: its host time mapped to board time.
-    fn button(&mut self, button: ClockButton, host_ms: u64) {
-        let at = self
-            .board_time_ms
-            .saturating_sub(self.now_ms.saturating_sub(host_ms));
+    /// A clock button on the Pi pressed at board time `at`.
+    fn button_at(&mut self, button: ClockButton, at: u64) {
         match button {
             ClockButton::Player(color) => self.clock_button(color, at),
             ClockButton::Pause => {
@@ -626,12 +757,15 @@ impl Session {
                 // the game's size: scans of another size are not taken in).
                 if let Some(s) = &self.stabiliser {
                     if let Some(grid) = s.stable().filter(|g| g.size() == setup.size()).cloned() {
-                        let changed_at = s.changed_at().to_vec();
+                        // the stones already down are no moves of the new game: no order
+                        let times = crate::referee::times_now(&grid, now);
                         self.drain_referee();
                         self.referee.on_board(Observation {
                             grid: &grid,
                             at_ms: now,
-                            changed_at: &changed_at,
+                            times: &times,
+                            touched: &[],
+                            complete: true,
                         });
                     }
                 }

@@ -125,8 +125,13 @@ pub struct StateView {
     /// Warnings per side (R24.1: one stone each at the count; R24.2: two lose).
     pub warnings: Captures,
     /// Explanations of the board waiting for the referee's choice (each: moves in order, GTP
-    /// with a colour prefix, `?` marking a stone never seen).
+    /// with a colour prefix, `?` marking a stone never seen): the moves that explain the board
+    /// that was held, then the moves made since, which are followed but not recorded until the
+    /// referee chooses (`POST ambiguous/choose` with the index here).
     pub ambiguous: Vec<Vec<String>>,
+    /// While a board is held for the referee: the stones in question (GTP; the LEDs show them
+    /// as `ambiguous`), and how many moves wait for the choice to be recorded.
+    pub held: Option<Held>,
     /// Points whose sensors read a colour the record cannot explain (set aside), and points
     /// whose sensors have read uncertain for long (dead sensors, objects on the board).
     pub sensor_anomalies: Vec<String>,
@@ -142,6 +147,18 @@ pub struct StateView {
     pub committed: bool,
     /// Game information.
     pub game: GameView,
+}
+
+/// A board held for the referee (`GET state`'s `held`).
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
+pub struct Held {
+    /// The stones whose order is in question, GTP.
+    pub points: Vec<String>,
+    /// Moves made that wait for the referee's choice to be recorded (in the first
+    /// explanation).
+    pub moves: usize,
+    /// Explanations to choose from.
+    pub explanations: usize,
 }
 
 pub(super) fn view(session: &Session) -> StateView {
@@ -214,7 +231,7 @@ pub(super) fn view(session: &Session) -> StateView {
         },
         ambiguous: referee
             .ambiguity()
-            .unwrap_or(&[])
+            .unwrap_or_default()
             .iter()
             .map(|c| {
                 c.steps
@@ -230,6 +247,11 @@ pub(super) fn view(session: &Session) -> StateView {
                     .collect()
             })
             .collect(),
+        held: referee.held_moves().map(|(moves, explanations)| Held {
+            points: referee.held_points().into_iter().map(gtp).collect(),
+            moves,
+            explanations,
+        }),
         sensor_anomalies: referee
             .anomalies()
             .iter()

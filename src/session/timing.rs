@@ -107,7 +107,8 @@ impl Session {
     /// like after any move.
     pub(super) fn passed(&mut self, color: Color, at_ms: u64) {
         let before = self.referee.record().moves.len();
-        self.referee.on_pass(color, at_ms);
+        let touched = self.stabiliser.as_ref().map(|s| s.touched().to_vec());
+        self.referee.on_pass_seen(color, at_ms, touched.as_deref());
         let record = self.referee.record();
         let recorded = record.moves.len() > before
             && record

@@ -1,11 +1,14 @@
-//! The virtual microcontroller: speaks the serial protocol on a pseudo-terminal
-//! (hardware/PROTOCOL.md, versions 1 and 2), turns a timeline of physical actions into 50
-//! scans a second, and shows the LED frames the host sends.
+//! The virtual microcontroller on a pseudo-terminal: the thread, pty and pacing shell around
+//! [`VirtualBoard`], the sans-IO board (hardware/PROTOCOL.md, versions 1 to 3) that turns a
+//! timeline of physical actions into 50 scans a second, shows the LED frames the host sends and
+//! keeps the board's history.
 //!
 //! The device waits for the host's `Hello`, answers `HelloAck`, then streams scans whose
 //! `board_ms` advances 20 ms per scan on the virtual clock. In a version-2 session it takes
 //! `LedFrame`s, keeps the one it shows ([`SimHandle::leds`]) and answers each with an `LedAck`
-//! carrying the CRC of the frame it holds. It also plays the link faults of board scripts
+//! carrying the CRC of the frame it holds; in a version-3 session it answers the history
+//! requests (§14) from everything it recorded, also while unplugged, silent or not read. It
+//! also plays the link faults of board scripts
 //! ([`LinkFault`]: line noise, a cut or corrupted frame, a silent link, a re-plug on another
 //! pseudo-terminal node, a restart of the microcontroller). At `--speed max` nothing sleeps:
 //! the pty's buffer blocks the device whenever the service falls behind, so it runs exactly as
@@ -18,18 +21,12 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use rand::{RngCore, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use serialport::{SerialPort, TTYPort};
 
-use super::action::{LinkFault, ResetKind, TimedAction};
+use super::action::TimedAction;
+use super::board::{BoardConfig, Step, VirtualBoard};
 use super::noise::NoiseParams;
-use super::player::SCAN_MS;
-use super::replay::{Replay, Tick};
-use smartgoban_protocol::{
-    encode, BoardSize, Feed, Frame, FrameDecoder, HelloAck, LedAck, LedFrame, Message, Pong, Scan,
-    MAX_FRAME_LEN, MAX_RAW_FRAME_LEN, MIN_PROTOCOL_VERSION,
-};
+use smartgoban_protocol::{BoardSize, LedFrame};
 
 /// How fast the virtual clock runs.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -83,7 +80,8 @@ pub struct DeviceConfig {
     /// Reported in HelloAck.
     pub device_id: u32,
     /// The highest protocol version the board speaks (it speaks every version from 1 up to
-    /// it): [`smartgoban_protocol::PROTOCOL_VERSION`], or 1 for a board without LEDs.
+    /// it): [`smartgoban_protocol::PROTOCOL_VERSION`] (3: LEDs and history), 2 for a board
+    /// without history, or 1 for a board without LEDs.
     pub protocol_version: u8,
 }
 
@@ -170,7 +168,6 @@ pub fn spawn(actions: Vec<TimedAction>, config: DeviceConfig) -> io::Result<SimH
     let board_size = BoardSize::new(config.board_size)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))?;
     let port = Port::open(config.link.as_deref())?;
-    let rng = ChaCha8Rng::seed_from_u64(config.seed ^ 0x6a7b_a9e5_11e0);
     let path = config
         .link
         .clone()
@@ -179,26 +176,24 @@ pub fn spawn(actions: Vec<TimedAction>, config: DeviceConfig) -> io::Result<SimH
     let stop = Arc::new(AtomicBool::new(false));
     let counter = Arc::new(AtomicU32::new(0));
     let leds = Arc::new(Mutex::new(None));
+    let board = VirtualBoard::new(
+        actions,
+        BoardConfig {
+            board_size,
+            seed: config.seed,
+            noise: config.noise.clone(),
+            device_id: config.device_id,
+            protocol_version: config.protocol_version,
+        },
+    );
     let mut device = Device {
-        board_size,
-        replay: Replay::new(actions, board_size, &config.noise, config.seed),
+        board,
         config,
-        scan_counter: 0,
-        scans: 0,
-        tx_seq: 0,
-        streaming: false,
         done_sent: false,
         stop: stop.clone(),
         counter: counter.clone(),
         done_tx,
-        session_version: None,
         leds: leds.clone(),
-        sessions: 0,
-        rng,
-        garbage_until_ms: None,
-        cut_next: false,
-        bad_crc_next: false,
-        clock_zero_ms: 0,
     };
     let thread = thread::Builder::new()
         .name("virtual-board".into())
@@ -302,132 +297,84 @@ fn check_replaceable(link: &Path) -> io::Result<()> {
 }
 
 struct Device {
-    board_size: BoardSize,
     config: DeviceConfig,
-    replay: Replay,
-    scan_counter: u32,
-    scans: u64,
-    tx_seq: u8,
-    streaming: bool,
+    /// The microcontroller: everything but the pty and the pacing.
+    board: VirtualBoard,
     done_sent: bool,
     stop: Arc<AtomicBool>,
     counter: Arc<AtomicU32>,
     done_tx: mpsc::Sender<SimReport>,
-    /// The protocol version of the session, once a `Hello` was accepted.
-    session_version: Option<u8>,
-    /// The LED frame shown.
+    /// The LED frame shown, for readers on other threads.
     leds: Arc<Mutex<Option<LedFrame>>>,
-    /// Sessions accepted so far.
-    sessions: u32,
-    /// Draws the line noise of `garbage`.
-    rng: ChaCha8Rng,
-    /// Board time until which the wire carries noise instead of the scans, ms.
-    garbage_until_ms: Option<u64>,
-    /// The next frame is cut in half (`cut`).
-    cut_next: bool,
-    /// The next frame gets a corrupted CRC (`badcrc`).
-    bad_crc_next: bool,
-    /// Board time at which the microcontroller last restarted: its millisecond clock (a
-    /// scan's `board_ms`) counts from there, ms.
-    clock_zero_ms: u64,
 }
 
 impl Device {
     fn run(&mut self, mut port: Port) -> io::Result<()> {
-        let mut decoder = FrameDecoder::new();
         // Real time at which board time 0 happened, for paced speeds.
         let mut epoch: Option<Instant> = None;
         let mut speed = self.config.speed;
         let mut buf = [0u8; 512];
         while !self.stop.load(Ordering::Relaxed) {
-            // Host frames: Hello, Ping.
+            // Host frames: Hello, Ping, LedFrame, HistoryOpen, HistoryPull.
             let waiting = port.master.bytes_to_read().unwrap_or(0);
-            if waiting > 0 || !self.streaming {
+            if waiting > 0 || !self.board.streaming() {
                 match port.master.read(&mut buf) {
-                    Ok(n) => self.handle_input(&mut port, &mut decoder, &buf[..n])?,
+                    Ok(n) => {
+                        self.board.handle_bytes(&buf[..n]);
+                        self.flush(&mut port)?;
+                    }
                     Err(e) if e.kind() == io::ErrorKind::TimedOut => {}
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                     // EIO while no one has the slave open: keep waiting
                     Err(_) => thread::sleep(Duration::from_millis(20)),
                 }
             }
-            if !self.streaming {
+            if !self.board.streaming() {
                 continue;
             }
-            let (board_ms, buttons, cells) = match self.replay.tick() {
-                Tick::Unplug { duration_ms } => {
-                    port = self.unplug(port, duration_ms, speed, false)?;
-                    decoder = FrameDecoder::new();
-                    continue; // unplugged: wait for a new Hello
-                }
-                Tick::Fault(fault) => {
-                    match fault {
-                        LinkFault::Garbage { duration_ms } => {
-                            self.garbage_until_ms =
-                                Some(self.replay.board_ms().saturating_add(duration_ms));
-                        }
-                        LinkFault::Cut => self.cut_next = true,
-                        LinkFault::BadCrc => self.bad_crc_next = true,
-                        LinkFault::Silence { duration_ms } => self.silence(duration_ms, speed),
-                        LinkFault::Replug { duration_ms } => {
-                            port = self.unplug(port, duration_ms, speed, true)?;
-                            decoder = FrameDecoder::new();
-                        }
-                        LinkFault::Reset(kind) => {
-                            decoder = FrameDecoder::new();
-                            self.reset(kind, &mut port)?;
-                        }
-                    }
-                    continue;
-                }
-                Tick::Scan {
-                    board_ms,
-                    buttons,
-                    cells,
-                } => (board_ms, buttons, cells),
-            };
-            let scan = Scan {
-                scan_counter: self.scan_counter,
-                // The microcontroller's clock restarts with it (PROTOCOL.md §5.3).
-                board_ms: board_ms.saturating_sub(self.clock_zero_ms) as u32,
-                buttons,
-                cells,
-            };
             // At a paced speed a board whose host does not read (the service is down) drops its
             // scans, as a real board's full USB buffer does, and keeps its own time: it never
             // sends a backlog of stale scans in a burst once a host reads again (that would run
-            // the game clock on board time that never was).
+            // the game clock on board time that never was). It records them all the same.
             let host_away = matches!(speed, Speed::Factor(_))
                 && port.slave.bytes_to_read().unwrap_or(0) > HOST_AWAY_BYTES;
-            if host_away {
-                // dropped: the host sees the gap in the frame numbers
-            } else if self.garbage_until_ms.is_some_and(|until| board_ms < until) {
-                // Line noise: the scan was sent, the host gets as many random bytes.
-                self.tx_seq = self.tx_seq.wrapping_add(1);
-                let mut noise = vec![0u8; encoded_len(&Message::Scan(scan))];
-                self.rng.fill_bytes(&mut noise);
-                self.write_all(&mut port, &noise)?;
-            } else {
-                self.garbage_until_ms = None;
-                self.send(&mut port, Message::Scan(scan))?;
-            }
-            self.counter.store(self.scan_counter, Ordering::Relaxed);
-            self.scans += 1;
-            if !self.done_sent && self.replay.is_played_out(self.config.tail_ms) {
+            let board_ms = match self.board.tick(!host_away) {
+                Step::Unplug {
+                    duration_ms,
+                    new_node,
+                } => {
+                    self.flush(&mut port)?;
+                    port = self.unplug(port, duration_ms, speed, new_node)?;
+                    continue; // unplugged: wait for a new Hello
+                }
+                Step::Silence { duration_ms } => {
+                    self.flush(&mut port)?;
+                    self.silence(duration_ms, speed);
+                    continue;
+                }
+                Step::Fault(_) => {
+                    self.flush(&mut port)?;
+                    continue;
+                }
+                Step::Scanned { board_ms, .. } => board_ms,
+            };
+            self.flush(&mut port)?;
+            self.counter
+                .store(self.board.last_scan_counter(), Ordering::Relaxed);
+            if !self.done_sent && self.board.is_played_out(self.config.tail_ms) {
                 self.done_sent = true;
                 let _ = self.done_tx.send(SimReport {
-                    last_scan_counter: self.scan_counter,
-                    scans: self.scans,
+                    last_scan_counter: self.board.last_scan_counter(),
+                    scans: self.board.scans(),
                     board_ms,
-                    sessions: self.sessions,
+                    sessions: self.board.sessions(),
                 });
                 // After the game the board stays on the table, scanning in real time.
                 speed = Speed::Factor(1.0);
                 epoch = None;
             }
-            self.scan_counter = self.scan_counter.wrapping_add(1);
             if let Speed::Factor(f) = speed {
-                let next_ms = self.replay.board_ms() as f64;
+                let next_ms = self.board.board_ms() as f64;
                 let start = *epoch.get_or_insert_with(|| {
                     Instant::now() - Duration::from_secs_f64(next_ms / 1000.0 / f)
                 });
@@ -441,81 +388,11 @@ impl Device {
         Ok(())
     }
 
-    fn handle_input(
-        &mut self,
-        port: &mut Port,
-        decoder: &mut FrameDecoder,
-        mut bytes: &[u8],
-    ) -> io::Result<()> {
-        loop {
-            match decoder.feed(bytes) {
-                Feed::NeedMore => return Ok(()),
-                Feed::Error { rest, .. } => bytes = rest,
-                Feed::Frame { frame, rest } => {
-                    bytes = rest;
-                    match frame.message {
-                        Message::Hello(hello) => {
-                            let accepted = (MIN_PROTOCOL_VERSION..=self.config.protocol_version)
-                                .contains(&hello.protocol_version);
-                            self.session_version = accepted.then_some(hello.protocol_version);
-                            self.sessions += u32::from(accepted);
-                            // A new session shows nothing until the host sends a frame (§5.6).
-                            *self.leds.lock().unwrap_or_else(|e| e.into_inner()) = None;
-                            self.send(
-                                port,
-                                Message::HelloAck(HelloAck {
-                                    protocol_version: self.config.protocol_version,
-                                    accepted,
-                                    board_size: self.board_size,
-                                    scan_rate_hz: (1000 / SCAN_MS) as u8,
-                                    firmware_version: 1,
-                                    device_id: self.config.device_id,
-                                }),
-                            )?;
-                            // A new session on the board: counters restart (PROTOCOL.md §4).
-                            self.streaming = accepted;
-                            self.scan_counter = 0;
-                            self.replay.restart_buttons();
-                        }
-                        Message::Ping(ping) => {
-                            self.send(port, Message::Pong(Pong { nonce: ping.nonce }))?
-                        }
-                        // PROTOCOL.md §5.6: show it, answer with what is shown.
-                        Message::LedFrame(frame)
-                            if self.session_version.is_some_and(|v| v >= 2)
-                                && frame.board_size() == self.board_size =>
-                        {
-                            *self.leds.lock().unwrap_or_else(|e| e.into_inner()) = Some(frame);
-                            self.send(
-                                port,
-                                Message::LedAck(LedAck {
-                                    frame_id: frame.frame_id,
-                                    content_crc: frame.content_crc(),
-                                }),
-                            )?
-                        }
-                        _ => {}
-                    }
-                }
-            }
-        }
-    }
-
-    fn send(&mut self, port: &mut Port, message: Message) -> io::Result<()> {
-        let frame = Frame {
-            seq: self.tx_seq,
-            message,
-        };
-        self.tx_seq = self.tx_seq.wrapping_add(1);
-        let mut out = [0u8; MAX_FRAME_LEN];
-        let mut n = encode(&frame, &mut out).map_err(|e| io::Error::other(e.to_string()))?;
-        if std::mem::take(&mut self.bad_crc_next) {
-            n = encode_bad_crc(&frame, &mut out)?;
-        }
-        if std::mem::take(&mut self.cut_next) {
-            n /= 2; // the first half goes out, the rest is lost
-        }
-        self.write_all(port, &out[..n])
+    /// Writes what the board has for the host, and publishes the LED frame it shows.
+    fn flush(&mut self, port: &mut Port) -> io::Result<()> {
+        *self.leds.lock().unwrap_or_else(|e| e.into_inner()) = self.board.leds();
+        let bytes = self.board.take_output();
+        self.write_all(port, &bytes)
     }
 
     /// Writes `bytes`, waiting while the host does not read (unless stopped).
@@ -537,8 +414,9 @@ impl Device {
     }
 
     /// The cable is pulled: the pty disappears for `duration_ms` of board time (the board keeps
-    /// its stones, players may keep playing), then a new pty appears under the same symlink and
-    /// the board, freshly powered, waits for a Hello.
+    /// its stones, players may keep playing; a version-3 board, on its own power, keeps
+    /// scanning and recording), then a new pty appears under the same symlink and the board
+    /// waits for a Hello.
     ///
     /// With `new_node` (`replug`) it comes back on another `/dev/pts/N` than before: the new
     /// pty is taken before the old one is closed, and exposed when the outage ends.
@@ -580,12 +458,9 @@ impl Device {
             Speed::Factor(f) => Duration::from_secs_f64(duration_ms as f64 / 1000.0 / f),
         };
         thread::sleep(real);
-        // Actions during the outage happen on the board in board time.
-        self.replay.outage(duration_ms);
-        self.streaming = false;
-        self.session_version = None;
-        self.garbage_until_ms = None;
-        // Powered again: the LEDs are dark until the host sends a frame.
+        // What happens during the outage happens on the board in board time.
+        self.board.unplug(duration_ms);
+        // Back on the wire: the LEDs are dark until the host sends a frame.
         *self.leds.lock().unwrap_or_else(|e| e.into_inner()) = None;
         match next {
             Some(port) => {
@@ -606,8 +481,7 @@ impl Device {
             Speed::Factor(f) => Duration::from_secs_f64(duration_ms as f64 / 1000.0 / f),
         };
         let deadline = Instant::now() + real;
-        self.replay.run_silent(duration_ms);
-        self.garbage_until_ms = None;
+        self.board.silence(duration_ms);
         while !self.stop.load(Ordering::Relaxed) {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
@@ -616,99 +490,6 @@ impl Device {
             thread::sleep(left.min(Duration::from_millis(50)));
         }
     }
-
-    /// The microcontroller restarts: the session, the LEDs, the scan and button counters and
-    /// its millisecond clock start over; what it does next depends on `kind`.
-    fn reset(&mut self, kind: ResetKind, port: &mut Port) -> io::Result<()> {
-        let version = self.session_version.unwrap_or(self.config.protocol_version);
-        self.scan_counter = 0;
-        self.replay.restart_buttons();
-        self.clock_zero_ms = self.replay.board_ms();
-        self.garbage_until_ms = None;
-        self.cut_next = false;
-        self.bad_crc_next = false;
-        *self.leds.lock().unwrap_or_else(|e| e.into_inner()) = None;
-        match kind {
-            ResetKind::Silent => {
-                self.streaming = false;
-                self.session_version = None;
-            }
-            ResetKind::Hello => {
-                self.session_version = Some(version);
-                self.sessions += 1;
-                self.streaming = true;
-                // A delimiter first ends any half frame (PROTOCOL.md §2.1).
-                self.write_all(port, &[0])?;
-                self.send(
-                    port,
-                    Message::HelloAck(HelloAck {
-                        protocol_version: self.config.protocol_version,
-                        accepted: true,
-                        board_size: self.board_size,
-                        scan_rate_hz: (1000 / SCAN_MS) as u8,
-                        firmware_version: 1,
-                        device_id: self.config.device_id,
-                    }),
-                )?;
-            }
-            ResetKind::Stream => {
-                self.session_version = Some(version);
-                self.streaming = true;
-            }
-        }
-        Ok(())
-    }
-}
-
-/// Length of `message`'s frame on the wire, delimiter included, bytes.
-fn encoded_len(message: &Message) -> usize {
-    let mut out = [0u8; MAX_FRAME_LEN];
-    encode(
-        &Frame {
-            seq: 1,
-            message: *message,
-        },
-        &mut out,
-    )
-    .unwrap_or(MAX_FRAME_LEN)
-}
-
-/// Writes `frame` to `out` as it goes on the wire but with its CRC-32C corrupted
-/// (PROTOCOL.md §2.3); returns the length written.
-fn encode_bad_crc(frame: &Frame, out: &mut [u8; MAX_FRAME_LEN]) -> io::Result<usize> {
-    let mut raw = [0u8; MAX_RAW_FRAME_LEN];
-    let len = frame
-        .encode_raw(&mut raw)
-        .map_err(|e| io::Error::other(e.to_string()))?;
-    if let Some(b) = raw.get_mut(len.saturating_sub(4)) {
-        *b ^= 0x5A;
-    }
-    let wire = cobs_encode(raw.get(..len).unwrap_or(&[]));
-    let n = wire.len().min(MAX_FRAME_LEN - 1);
-    out[..n].copy_from_slice(&wire[..n]);
-    out[n] = 0;
-    Ok(n + 1)
-}
-
-/// COBS (PROTOCOL.md §2.1) without the delimiter.
-fn cobs_encode(raw: &[u8]) -> Vec<u8> {
-    let mut out = vec![0u8];
-    let mut code_at = 0;
-    let mut code = 1u8;
-    for &b in raw {
-        if b != 0 {
-            out.push(b);
-            code += 1;
-        }
-        if b == 0 || code == 0xFF {
-            out[code_at] = code;
-            code_at = out.len();
-            out.push(0);
-            code = 1;
-        }
-    }
-    out[code_at] = code;
-    out
 }
 
 impl Drop for Device {
@@ -721,8 +502,10 @@ impl Drop for Device {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use smartgoban_protocol::{DecodeError, Ping};
+    use super::super::board::{cobs_encode, encode_bad_crc};
+    use smartgoban_protocol::{
+        encode, DecodeError, Frame, FrameDecoder, Message, Ping, MAX_FRAME_LEN, MAX_RAW_FRAME_LEN,
+    };
 
     #[test]
     fn a_bad_crc_frame_decodes_to_a_crc_error_and_cobs_matches_the_crate() {
@@ -738,7 +521,7 @@ mod tests {
         ours.push(0);
         assert_eq!(ours, &good[..n], "same COBS as the crate");
         let mut bad = [0u8; MAX_FRAME_LEN];
-        let m = encode_bad_crc(&frame, &mut bad).unwrap();
+        let m = encode_bad_crc(&frame, &mut bad);
         let got: Vec<_> = FrameDecoder::new().frames(&bad[..m]).collect();
         assert!(matches!(got[..], [Err(DecodeError::Crc { .. })]), "{got:?}");
     }

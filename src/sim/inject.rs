@@ -260,6 +260,9 @@ pub(super) fn perform(
             p.lift_captures(&reply_captures);
             p.clock(o);
             let _ = game.play(o, Some(rp));
+            // left alone for longer than the captor may take to lift them (quick players
+            // lift after the reply): then missed (R18.2)
+            p.t += crate::referee::LIFT_PATIENCE_MS;
             p.pause();
             for &s in &captured {
                 p.lift(s);

@@ -1,6 +1,6 @@
 //! The virtual board (DESIGN.md `sim`): acts as the board's microcontroller on a
-//! pseudo-terminal, speaking protocol v1, so the whole product runs and is tested without
-//! hardware.
+//! pseudo-terminal, speaking the serial protocol (versions 1 to 3, with the board's history:
+//! [`board`]), so the whole product runs and is tested without hardware.
 //!
 //! A game record (through virtual players, [`player`]) or a board script ([`script`]) becomes
 //! a timeline of physical [`action::Action`]s; the [`physics`] turns the board and the hands
@@ -9,6 +9,8 @@
 //! can be repeated exactly.
 
 pub mod action;
+pub mod blitz;
+pub mod board;
 pub mod device;
 pub mod inject;
 pub mod loopback;
@@ -101,6 +103,24 @@ pub fn start(
     link: PathBuf,
     device_id: u32,
 ) -> std::io::Result<SimHandle> {
+    start_version(
+        source,
+        playing,
+        link,
+        device_id,
+        smartgoban_protocol::PROTOCOL_VERSION,
+    )
+}
+
+/// [`start`] with a board that speaks protocol versions 1 to `protocol_version` (2: a board
+/// without history, PROTOCOL.md §14).
+pub fn start_version(
+    source: &Source,
+    playing: Playing,
+    link: PathBuf,
+    device_id: u32,
+    protocol_version: u8,
+) -> std::io::Result<SimHandle> {
     let noise = playing.noise.params();
     spawn(
         source
@@ -121,7 +141,7 @@ pub fn start(
             tail_ms: TAIL_MS,
             link: Some(link),
             device_id,
-            protocol_version: smartgoban_protocol::PROTOCOL_VERSION,
+            protocol_version,
         },
     )
 }

@@ -17,6 +17,14 @@ pub enum NoiseModel {
     /// bounces, slower lifting, a misread of 1–3 scans about every 400 scans, and now and then
     /// a stone put on a neighbouring point and pushed to its own before it settles.
     Harsh,
+    /// Quick players whose moves overlap ([`Tempo`], module [`super::blitz`]): a reply
+    /// 0.3–1.2 s after the opponent's stone lands (now and then 40–150 ms: two stones down
+    /// together), each hand over its point from 100–400 ms before its stone lands until
+    /// 20–300 ms after the opponent's hand reaches in, so some hand is nearly always over the
+    /// board; captured stones lifted late, shuffled, one at a time 100–500 ms apart (a third of
+    /// captures only after the opponent's next stone is down); bounces of 1–3 scans and the
+    /// sensors of `realistic`. A clean game: no act a referee would flag.
+    Blitz,
 }
 
 impl std::fmt::Display for NoiseModel {
@@ -25,6 +33,7 @@ impl std::fmt::Display for NoiseModel {
             NoiseModel::Clean => "clean",
             NoiseModel::Realistic => "realistic",
             NoiseModel::Harsh => "harsh",
+            NoiseModel::Blitz => "blitz",
         })
     }
 }
@@ -36,8 +45,9 @@ impl std::str::FromStr for NoiseModel {
             "clean" => Ok(NoiseModel::Clean),
             "realistic" => Ok(NoiseModel::Realistic),
             "harsh" => Ok(NoiseModel::Harsh),
+            "blitz" => Ok(NoiseModel::Blitz),
             other => Err(format!(
-                "unknown noise model `{other}` (use clean, realistic or harsh)"
+                "unknown noise model `{other}` (use clean, realistic, harsh or blitz)"
             )),
         }
     }
@@ -75,6 +85,61 @@ pub struct NoiseParams {
     /// Chance, in 1/1000 per move, that the stone is first put on a neighbouring point and
     /// pushed to its own point before it settles.
     pub slide_per_mille: u32,
+    /// The players' tempo when their moves overlap ([`super::blitz`]); `None`: one act after
+    /// the other, each move settling on its own (the fields above time everything). With a
+    /// tempo, the fields above still time the calm parts (setup stones, record moves a board
+    /// cannot show, injected violations) and give the hand radius, the wrong colours, the
+    /// bounces, the lifting hands and gaps and the misreads of the quick part.
+    pub tempo: Option<Tempo>,
+}
+
+/// How quick players overlap their moves ([`NoiseModel::Blitz`], [`super::blitz`]). Times in
+/// ms of board time; ranges are inclusive and drawn uniformly; chances in 1/1000.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tempo {
+    /// Reply time: the opponent's stone landing to the reply's stone landing.
+    pub reply_ms: RangeInclusive<u64>,
+    /// Chance per move of a close reply: the replier's hand was already there. One drawn
+    /// where the reply cannot be close (captures still to lift, a pass, a calm move) goes to
+    /// the next move where it can.
+    pub close_reply_per_mille: u32,
+    /// Reply time of a close reply (two stones down within 150 ms).
+    pub close_reply_ms: RangeInclusive<u64>,
+    /// The hand arrives over its point this long before its stone lands.
+    pub hand_before_ms: RangeInclusive<u64>,
+    /// The hand lifts this long after the opponent's hand arrives over the opponent's point
+    /// (and never before its own stone has landed).
+    pub hand_stays_ms: RangeInclusive<u64>,
+    /// The palm (a hand of the model's radius) covers the points around the stone from its
+    /// arrival until this long after the stone lands; the fingers stay over the stone alone
+    /// until the hand lifts.
+    pub palm_after_ms: RangeInclusive<u64>,
+    /// Time a hand takes from one job to the next (from its last hand over the board to its
+    /// next stone's hand).
+    pub hand_move_ms: RangeInclusive<u64>,
+    /// Chance per capture that its stones are lifted only after the opponent's next stone is
+    /// down (when that stone does not go on a captured point).
+    pub late_capture_per_mille: u32,
+    /// A clock press comes this long after the presser's stone lands (later if its captures
+    /// are still being lifted or the opponent has not pressed yet).
+    pub press_ms: RangeInclusive<u64>,
+}
+
+impl Default for Tempo {
+    /// The tempo of [`NoiseModel::Blitz`].
+    fn default() -> Self {
+        Tempo {
+            reply_ms: 300..=1200,
+            close_reply_per_mille: 30,
+            close_reply_ms: 40..=150,
+            hand_before_ms: 100..=400,
+            hand_stays_ms: 20..=300,
+            palm_after_ms: 40..=120,
+            hand_move_ms: 50..=150,
+            late_capture_per_mille: 333,
+            press_ms: 0..=400,
+        }
+    }
 }
 
 impl NoiseModel {
@@ -94,6 +159,7 @@ impl NoiseModel {
                 misread_every_scans: 0,
                 misread_scans: 1..=1,
                 slide_per_mille: 0,
+                tempo: None,
             },
             NoiseModel::Realistic => NoiseParams {
                 think_ms: 500..=1500,
@@ -108,6 +174,7 @@ impl NoiseModel {
                 misread_every_scans: 2000,
                 misread_scans: 1..=1,
                 slide_per_mille: 0,
+                tempo: None,
             },
             NoiseModel::Harsh => NoiseParams {
                 think_ms: 800..=2000,
@@ -122,6 +189,22 @@ impl NoiseModel {
                 misread_every_scans: 400,
                 misread_scans: 1..=3,
                 slide_per_mille: 50,
+                tempo: None,
+            },
+            NoiseModel::Blitz => NoiseParams {
+                think_ms: 500..=1500,
+                hand_before_scans: 5..=20,
+                hand_after_scans: 3..=15,
+                hand_radius: 0..=0,
+                wrong_colour_per_mille: 20,
+                bounce_scans: 1..=3,
+                capture_gap_ms: Some(100..=500),
+                capture_together_ms: 0,
+                lift_hand_scans: 3..=8,
+                misread_every_scans: 2000,
+                misread_scans: 1..=1,
+                slide_per_mille: 0,
+                tempo: Some(Tempo::default()),
             },
         }
     }

@@ -11,6 +11,9 @@
 //! * a stone on a forbidden point (R19) is put down, then taken back off;
 //! * an immediate ko retake (R18.3) is put down with its capture lifted, then undone: the
 //!   captured stone goes back and the retaking stone comes off.
+//!
+//! These players take turns on one timeline, each move settling on its own; quick players
+//! whose moves overlap are [`super::blitz`]'s, which plays the moves above the same way.
 
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -47,13 +50,19 @@ pub struct PlayerOptions {
 }
 
 /// Builds the physical timeline of `record` with `options`; returns it with what was injected,
-/// if the injection found a suitable moment.
+/// if the injection found a suitable moment. With a tempo in `params` (`--noise blitz`) the
+/// players overlap their moves: [`super::blitz::timeline_with_report`].
 pub fn timeline_with(
     record: &GameRecord,
     params: &NoiseParams,
     rng: &mut ChaCha8Rng,
     options: &PlayerOptions,
 ) -> (Vec<TimedAction>, Option<Injected>) {
+    if params.tempo.is_some() {
+        let (timeline, injected, _) =
+            super::blitz::timeline_with_report(record, params, rng, options);
+        return (timeline, injected);
+    }
     let setup = GameSetup::from_record(record);
     let mut p = Player {
         params,
@@ -102,6 +111,29 @@ pub(super) struct Player<'a> {
     pub(super) t: u64,
     out: Vec<TimedAction>,
     press_clock: bool,
+}
+
+impl<'a> Player<'a> {
+    /// A player acting from time `t_ms` on (the calm parts of [`super::blitz`]).
+    pub(super) fn new(
+        params: &'a NoiseParams,
+        rng: &'a mut ChaCha8Rng,
+        t_ms: u64,
+        press_clock: bool,
+    ) -> Self {
+        Player {
+            params,
+            rng,
+            t: t_ms,
+            out: Vec::new(),
+            press_clock,
+        }
+    }
+
+    /// The actions so far, and the current time, ms.
+    pub(super) fn finish(self) -> (Vec<TimedAction>, u64) {
+        (self.out, self.t)
+    }
 }
 
 impl Player<'_> {

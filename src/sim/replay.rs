@@ -100,7 +100,9 @@ impl Replay {
     }
 
     /// The board is off the wire for `duration_ms`: what happens meanwhile happens on the
-    /// board (a powerless board registers no button presses).
+    /// board (a powerless board registers no button presses). This is the outage of a board of
+    /// protocol version 2 or 1; a version-3 board has its own power and scans, counts and
+    /// records on through an unplug ([`super::board::VirtualBoard::unplug`]).
     pub fn outage(&mut self, duration_ms: u64) {
         let until = self.board_ms.saturating_add(duration_ms);
         while let Some(a) = self.actions.get(self.next_action) {

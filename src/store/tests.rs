@@ -8,6 +8,7 @@ fn event(seq: u64) -> Event {
         kind: EventKind::Link {
             state: LinkState::Connected,
             detail: format!("event {seq}"),
+            history: None,
         },
     }
 }

@@ -5,7 +5,7 @@
 use serde_json::Value;
 use smartgoban::sim::NoiseModel;
 
-use crate::support::{of_kind, play_script, rt, Rig};
+use crate::support::{of_kind, play_script, play_script_on, rt, Rig};
 
 fn calls(events: &[Value]) -> Vec<(u64, String, String)> {
     of_kind(events, "call")
@@ -615,20 +615,51 @@ fn presses_in_every_order_around_quick_replies_passes_and_presses_without_a_ston
     }
 }
 
+/// G7 and C7 are played and pressed while the board is unplugged.
+const PRESSED_WHILE_UNPLUGGED: &str = "size 9\ntime main=60s\n\
+    at 1000 place B E5\nat 1500 clock B\nat 2000 place W C3\nat 2500 clock W\n\
+    at 2800 unplug 2000\nat 3500 place B G7\nat 3800 clock B\nat 4300 place W C7\nat 4600 clock W\n\
+    at 6000 place B G3\nat 6300 clock B\nat 7000 place W D4\nat 7300 clock W\n\
+    at 9000 place B F6\nat 9300 clock B\nat 12000 place W D6\nat 12300 clock W\n";
+
 #[test]
-fn presses_lost_while_the_board_was_away_leave_later_moves_their_own_press() {
-    // G7 and C7 are played and pressed while the board is unplugged (the board's buttons are
-    // gone with it): they have no time; every move after carries its own press
-    let script = "size 9\ntime main=60s\n\
-        at 1000 place B E5\nat 1500 clock B\nat 2000 place W C3\nat 2500 clock W\n\
-        at 2800 unplug 2000\nat 3500 place B G7\nat 3800 clock B\nat 4300 place W C7\nat 4600 clock W\n\
-        at 6000 place B G3\nat 6300 clock B\nat 7000 place W D4\nat 7300 clock W\n\
-        at 9000 place B F6\nat 9300 clock B\nat 12000 place W D6\nat 12300 clock W\n";
-    let (_, snap) = rt().block_on(play_script(script, NoiseModel::Realistic, 1));
+fn presses_lost_while_a_board_without_history_was_away_leave_later_moves_their_own_press() {
+    // A version-2 board keeps no history: its buttons' presses while unplugged are gone, so
+    // G7 and C7 have no time; every move after carries its own press
+    let (_, snap) = rt().block_on(play_script_on(
+        PRESSED_WHILE_UNPLUGGED,
+        NoiseModel::Realistic,
+        1,
+        2,
+    ));
     let rec = smartgoban::rules::GameRecord::from_sgf_str(&snap.sgf).unwrap();
     let timed: Vec<bool> = rec.moves.iter().map(|m| m.time_left_ms.is_some()).collect();
     assert_eq!(timed, [true, true, false, false, true, true, true, true]);
     // W's D6 after 2.7 s of thinking: its own press, not another move's
+    let w = rec.moves[7].time_left_ms.unwrap();
+    let d4 = rec.moves[5].time_left_ms.unwrap();
+    assert!(d4 - w > 2_000 && d4 - w < 3_500, "{d4} → {w}");
+}
+
+#[test]
+fn presses_made_while_the_board_was_unplugged_come_back_with_its_history() {
+    // A version-3 board kept scanning and counting while unplugged (PROTOCOL.md §14): the
+    // moves and presses made meanwhile are replayed, each move with its own press
+    let (_, snap) = rt().block_on(play_script(
+        PRESSED_WHILE_UNPLUGGED,
+        NoiseModel::Realistic,
+        1,
+    ));
+    let rec = smartgoban::rules::GameRecord::from_sgf_str(&snap.sgf).unwrap();
+    let left: Vec<u64> = rec.moves.iter().map(|m| m.time_left_ms.unwrap()).collect();
+    assert_eq!(left.len(), 8);
+    // each move is charged what its mover used, as if the board had never gone: G7 from
+    // White's press at 2.5 s to its own at 3.8 s, C7 from 3.8 s to 4.6 s, G3 from 4.6 s to
+    // 6.3 s, D4 from 6.3 s to 7.3 s (presses are read to the scan, 20 ms)
+    let used = |a: usize, b: usize| left[a] as i64 - left[b] as i64;
+    for (a, b, want) in [(0, 2, 1_300), (1, 3, 800), (2, 4, 1_700), (3, 5, 1_000)] {
+        assert!((used(a, b) - want).abs() <= 100, "moves {a}→{b}: {left:?}");
+    }
     let w = rec.moves[7].time_left_ms.unwrap();
     let d4 = rec.moves[5].time_left_ms.unwrap();
     assert!(d4 - w > 2_000 && d4 - w < 3_500, "{d4} → {w}");

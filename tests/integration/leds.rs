@@ -342,7 +342,8 @@ fn golden_captures_pending_then_missed_capture() {
     let mut g2 = t.game.clone();
     g2.play(reply.color, reply.point).unwrap();
     grid.set(reply.point.unwrap(), Some(reply.color));
-    t.show(&grid, 400);
+    // nobody lifts them for the captor's patience (quick players lift after the reply)
+    t.show(&grid, 400 + smartgoban::referee::LIFT_PATIENCE_MS as u32);
     let state = t.session.state();
     assert!(
         state.violations.iter().any(|v| v.code == "missed_capture"),

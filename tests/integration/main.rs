@@ -3,6 +3,7 @@
 mod actions;
 mod api;
 mod architecture;
+mod blitz;
 mod board;
 mod cli;
 mod clock;
@@ -12,6 +13,7 @@ mod feeds;
 mod games;
 mod inject;
 mod leds;
+mod outage;
 mod page;
 mod property;
 mod recovery;

@@ -96,7 +96,7 @@ fn a_capture_left_on_the_board_is_missed_when_the_opponent_moves() {
         at 0 place B C4\nat 500 place W C3\nat 1000 place B B3\nat 1500 place W G7\n\
         at 2000 place B D3\nat 2500 place W G6\nat 3000 place B C2\n\
         at 4000 place W E5\n\
-        at 5000 remove C3\n");
+        at 7000 remove C3\n");
     assert_eq!(
         of_kind(&events, "captures_pending")[0]["points"],
         json!(["C3"])
@@ -125,10 +125,11 @@ fn several_moves_between_settled_boards_and_an_ambiguous_board() {
         at 3000 place W A2\nat 3040 remove A1\nat 3080 place B K10\n",
     );
     assert_eq!(moves(&events), ["BA1", "WB1", "BR16", "WA2", "BK10"]);
-    // black A2, B2, C1, White to move, then only a new black A1: held for the referee
+    // black A2, B2, C1, White to move, then a hand over B1 and only a new black A1: White's
+    // throw-in at B1 captured under the hand, or Black out of turn — held for the referee
     let (events, snap) = run(
         "size 9\nat 0 place B A2\nat 500 place W J9\nat 1000 place B B2\n\
-        at 1500 place W J8\nat 2000 place B C1\nat 3000 place B A1\n",
+        at 1500 place W J8\nat 2000 place B C1\nat 2500 hand B1 0 600\nat 3000 place B A1\n",
     );
     assert_eq!(moves(&events).len(), 5);
     let amb = of_kind(&events, "ambiguous");
@@ -136,6 +137,20 @@ fn several_moves_between_settled_boards_and_an_ambiguous_board() {
     assert_eq!(amb[0]["candidates"].as_array().unwrap().len(), 2);
     assert!(violations(&events).is_empty());
     assert_eq!(snap.state.move_number, 5);
+    // the same without a hand over B1: nothing can have come and gone there, so the new black
+    // A1 is Black's second move in a row (R17.2), not held
+    let (events, _) = run(
+        "size 9\nat 0 place B A2\nat 500 place W J9\nat 1000 place B B2\n\
+        at 1500 place W J8\nat 2000 place B C1\nat 3000 place B A1\n",
+    );
+    assert!(of_kind(&events, "ambiguous").is_empty());
+    assert_eq!(
+        violations(&events)
+            .iter()
+            .map(|v| v.0.as_str())
+            .collect::<Vec<_>>(),
+        ["two_moves_in_a_row"]
+    );
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! Shared helpers of the integration tests.
 
+use smartgoban_protocol::PROTOCOL_VERSION;
 use std::path::{Path, PathBuf};
 
 use smartgoban::cli::demo::{self, DemoSummary};
@@ -213,7 +214,37 @@ impl Rig {
         speed: Speed,
         clock_hardware: smartgoban::daemon::ClockHardware,
     ) -> Rig {
-        Rig::launch(source, noise, seed, speed, clock_hardware, None).await
+        Rig::launch(
+            source,
+            noise,
+            seed,
+            speed,
+            clock_hardware,
+            None,
+            PROTOCOL_VERSION,
+        )
+        .await
+    }
+
+    /// [`Rig::start`] with a board that speaks protocol versions 1 to `protocol_version` (2: a
+    /// board that keeps no history).
+    pub async fn start_version(
+        source: smartgoban::sim::Source,
+        noise: NoiseModel,
+        seed: u64,
+        speed: Speed,
+        protocol_version: u8,
+    ) -> Rig {
+        Rig::launch(
+            source,
+            noise,
+            seed,
+            speed,
+            Default::default(),
+            None,
+            protocol_version,
+        )
+        .await
     }
 
     /// [`Rig::start`] keeping the record in `data_dir` (the store, `current.sgf`).
@@ -231,6 +262,7 @@ impl Rig {
             speed,
             Default::default(),
             Some(data_dir),
+            PROTOCOL_VERSION,
         )
         .await
     }
@@ -242,6 +274,7 @@ impl Rig {
         speed: Speed,
         clock_hardware: smartgoban::daemon::ClockHardware,
         data_dir: Option<PathBuf>,
+        protocol_version: u8,
     ) -> Rig {
         use smartgoban::daemon::{Daemon, DaemonConfig};
         let setup = source.setup();
@@ -253,7 +286,9 @@ impl Rig {
             speed,
             press_clock: false,
         };
-        let device = smartgoban::sim::start(&source, playing, link.clone(), 1).unwrap();
+        let device =
+            smartgoban::sim::start_version(&source, playing, link.clone(), 1, protocol_version)
+                .unwrap();
         let daemon = Daemon::start(DaemonConfig {
             recovery: Default::default(),
             serial: link,
@@ -367,12 +402,26 @@ pub async fn play_script(
     Vec<serde_json::Value>,
     std::sync::Arc<smartgoban::daemon::Snapshot>,
 ) {
+    play_script_on(script, noise, seed, PROTOCOL_VERSION).await
+}
+
+/// [`play_script`] on a board that speaks protocol versions 1 to `protocol_version`.
+pub async fn play_script_on(
+    script: &str,
+    noise: NoiseModel,
+    seed: u64,
+    protocol_version: u8,
+) -> (
+    Vec<serde_json::Value>,
+    std::sync::Arc<smartgoban::daemon::Snapshot>,
+) {
     let script = smartgoban::sim::Script::parse(script).expect("script parses");
-    let rig = Rig::start(
+    let rig = Rig::start_version(
         smartgoban::sim::Source::Script(script),
         noise,
         seed,
         Speed::Max,
+        protocol_version,
     )
     .await;
     rig.wait_done().await;

@@ -1,0 +1,297 @@
+use super::*;
+
+const E: Cell = Cell::Empty;
+const B: Cell = Cell::Black;
+const W: Cell = Cell::White;
+const U: Cell = Cell::Uncertain;
+
+fn scan(size: u8, set: &[(usize, Cell)]) -> Vec<Cell> {
+    let mut v = vec![E; usize::from(size) * usize::from(size)];
+    for &(i, c) in set {
+        v[i] = c;
+    }
+    v
+}
+
+/// Feeds `cells` every 20 ms from `t0` for `n` scans; returns the settle reports
+/// (time, changed, black count).
+fn feed(s: &mut Stabiliser, cells: &[Cell], t0: u64, n: u64) -> Vec<(u64, bool, usize)> {
+    (0..n)
+        .filter_map(|k| {
+            s.push(cells, t0 + 20 * k)
+                .map(|st| (st.at_ms, st.changed, st.grid.count(Color::Black)))
+        })
+        .collect()
+}
+
+/// One board handed on: time, complete, the stones on `points`, the times of `points`.
+type Report = (u64, bool, Vec<Option<Color>>, Vec<PointTimes>);
+
+/// Feeds a scan script: `(from_ms, cells)` pairs, each cells held until the next pair (scans
+/// every 20 ms), up to `end_ms`; returns every board handed on, with the stones and times of
+/// `points`.
+fn play(
+    s: &mut Stabiliser,
+    script: &[(u64, Vec<Cell>)],
+    end_ms: u64,
+    points: &[usize],
+) -> Vec<Report> {
+    let mut out = Vec::new();
+    let mut t = script[0].0;
+    while t <= end_ms {
+        let cells = &script.iter().rev().find(|(from, _)| *from <= t).unwrap().1;
+        if let Some(st) = s.push(cells, t) {
+            out.push((
+                st.at_ms,
+                st.complete,
+                points.iter().map(|&i| st.grid.at_index(i)).collect(),
+                points.iter().map(|&i| st.times[i]).collect(),
+            ));
+        }
+        t += 20;
+    }
+    out
+}
+
+#[test]
+fn first_board_settles_after_settle_time() {
+    let mut s = Stabiliser::new(9, StabiliserConfig::default());
+    let empty = scan(9, &[]);
+    // scans at 0, 20, ..., 140 are not enough; 160 is the first ≥ 150 ms after 0.
+    let got = feed(&mut s, &empty, 0, 20);
+    assert_eq!(got, vec![(160, true, 0)]);
+    assert!(s.is_settled());
+}
+
+#[test]
+fn single_scan_misread_is_a_transient_not_a_change() {
+    let mut s = Stabiliser::new(9, StabiliserConfig::default());
+    let empty = scan(9, &[]);
+    let glitch = scan(9, &[(40, B)]);
+    feed(&mut s, &empty, 0, 10);
+    assert!(s.push(&glitch, 200).is_none());
+    let got = feed(&mut s, &empty, 220, 10);
+    // back to the same board: reported as settled but unchanged
+    assert_eq!(got, vec![(380, false, 0)]);
+    assert_eq!(s.stats().transients, 1);
+    assert_eq!(s.stats().changes, 1);
+}
+
+#[test]
+fn uncertain_points_hold_the_board_unsettled() {
+    let mut s = Stabiliser::new(9, StabiliserConfig::default());
+    let covered = scan(9, &[(40, U), (41, U)]);
+    // a hand hovering for 1.8 s: nothing settles
+    assert!(feed(&mut s, &covered, 0, 90).is_empty());
+    let placed = scan(9, &[(40, B)]);
+    let got = feed(&mut s, &placed, 1800, 10);
+    assert_eq!(got, vec![(1960, true, 1)]);
+}
+
+#[test]
+fn a_dead_sensor_keeps_its_value_and_does_not_block_the_board() {
+    let mut s = Stabiliser::new(9, StabiliserConfig::default());
+    let stone_at_3 = scan(9, &[(3, B)]);
+    feed(&mut s, &stone_at_3, 0, 10);
+    // point 3 goes dead (uncertain) at 200 ms; a stone arrives at 10 at 1000 ms
+    let dead = scan(9, &[(3, U)]);
+    let dead_and_new = scan(9, &[(3, U), (10, W)]);
+    assert!(feed(&mut s, &dead, 200, 40).is_empty());
+    let got = feed(&mut s, &dead_and_new, 1000, 100);
+    // settles once point 3 has been uncertain for 2 s (at 2200 ms), keeping its stone
+    assert_eq!(got, vec![(2200, true, 1)]);
+    assert_eq!(s.stable().unwrap().at_index(10), Some(Color::White));
+    assert_eq!(s.stable().unwrap().at_index(3), Some(Color::Black));
+    assert_eq!(s.stuck_points(), vec![Point::from_index(3, 9)]);
+}
+
+#[test]
+fn bouncing_stone_settles_once_at_its_final_reading_dated_from_its_first_touch() {
+    let mut s = Stabiliser::new(9, StabiliserConfig::default());
+    let empty = scan(9, &[]);
+    let placed = scan(9, &[(10, B)]);
+    feed(&mut s, &empty, 0, 10);
+    // bounce: black, empty, black, uncertain, black every 20 ms
+    let mut t = 200;
+    for c in [B, E, B, U] {
+        assert!(s.push(&scan(9, &[(10, c)]), t).is_none());
+        t += 20;
+    }
+    let got = feed(&mut s, &placed, t, 10);
+    assert_eq!(got, vec![(t + 160, true, 1)]);
+    // it went down by its first touch (the scan at 200 already showed it: dated just
+    // before), and was seen from the run that held
+    assert_eq!(
+        s.times()[10],
+        PointTimes {
+            left_ms: 199,
+            seen_ms: t
+        }
+    );
+}
+
+#[test]
+fn wrong_length_scan_is_rejected_without_panic() {
+    let mut s = Stabiliser::new(9, StabiliserConfig::default());
+    assert!(s.push(&[E; 5], 0).is_none());
+    assert_eq!(s.stats().rejected, 1);
+    assert_eq!(s.stats().scans, 0);
+}
+
+#[test]
+fn time_going_backwards_does_not_settle_early() {
+    let mut s = Stabiliser::new(9, StabiliserConfig::default());
+    let empty = scan(9, &[]);
+    assert!(s.push(&empty, 1000).is_none());
+    assert!(s.push(&empty, 10).is_none());
+    assert!(s.push(&empty, 1100).is_none());
+    assert!(s.push(&empty, 1150).is_some());
+}
+
+#[test]
+fn restart_keeps_the_stable_board() {
+    let mut s = Stabiliser::new(9, StabiliserConfig::default());
+    let placed = scan(9, &[(3, W)]);
+    feed(&mut s, &placed, 0, 10);
+    s.restart();
+    let got = feed(&mut s, &placed, 5000, 10);
+    assert_eq!(got, vec![(5160, false, 0)]);
+}
+
+#[test]
+fn a_stone_under_a_hand_is_dated_from_the_hand_to_its_first_clear_scan() {
+    let mut s = Stabiliser::new(9, StabiliserConfig::default());
+    let script = vec![
+        (0, scan(9, &[])),
+        (1000, scan(9, &[(40, U), (41, U)])), // the hand arrives
+        (1400, scan(9, &[(40, B)])),          // the hand lifts: the stone is there
+    ];
+    let got = play(&mut s, &script, 2000, &[40]);
+    assert_eq!(got.len(), 2, "{got:?}");
+    let (at, complete, stones, times) = &got[1];
+    assert_eq!((*at, *complete), (1560, true));
+    assert_eq!(stones[0], Some(Color::Black));
+    assert_eq!(
+        times[0],
+        PointTimes {
+            left_ms: 1000,
+            seen_ms: 1400
+        }
+    );
+}
+
+/// Quick players: a hand is always over the board, so the board as a whole never settles,
+/// yet every stone is handed on, in the order it was played, with its own times.
+#[test]
+fn overlapping_hands_hand_each_stone_on_in_order_without_the_board_settling() {
+    let mut s = Stabiliser::new(9, StabiliserConfig::default());
+    // Black's hand over 10 from 1000 (stone down under it), until White's hand reaches 50
+    // (1500) and a little more (1600); White's hand over 50 until Black reaches 70 (2100),
+    // lifting at 2200; Black's hand over 70 from then on, lifted only at 3000.
+    let script = vec![
+        (0, scan(9, &[])),
+        (1000, scan(9, &[(10, U)])),
+        (1500, scan(9, &[(10, U), (50, U)])),
+        (1600, scan(9, &[(10, B), (50, U)])),
+        (2100, scan(9, &[(10, B), (50, U), (70, U)])),
+        (2200, scan(9, &[(10, B), (50, W), (70, U)])),
+        (3000, scan(9, &[(10, B), (50, W), (70, B)])),
+    ];
+    let got = play(&mut s, &script, 3400, &[10, 50, 70]);
+    let boards: Vec<_> = got
+        .iter()
+        .map(|(at, c, st, _)| (*at, *c, st.clone()))
+        .collect();
+    let b = Some(Color::Black);
+    let w = Some(Color::White);
+    assert_eq!(
+        boards,
+        vec![
+            (160, true, vec![None, None, None]),
+            // 10 held from 1600: handed on at 1760 although 50 is still under a hand (it was
+            // covered only after 10 was touched)
+            (1760, false, vec![b, None, None]),
+            (2360, false, vec![b, w, None]),
+            (3160, true, vec![b, w, b]),
+        ]
+    );
+    let times = &got[3].3;
+    assert_eq!(
+        times[..],
+        [
+            PointTimes {
+                left_ms: 1000,
+                seen_ms: 1600
+            },
+            PointTimes {
+                left_ms: 1500,
+                seen_ms: 2200
+            },
+            PointTimes {
+                left_ms: 2100,
+                seen_ms: 3000
+            },
+        ]
+    );
+    assert_eq!(s.stats().partial, 2);
+}
+
+/// A stone seen while a point covered *before* it was touched is still hidden is held back:
+/// the hidden one may have come first.
+#[test]
+fn a_change_waits_for_a_point_disturbed_before_it() {
+    let mut s = Stabiliser::new(9, StabiliserConfig::default());
+    let script = vec![
+        (0, scan(9, &[])),
+        (1000, scan(9, &[(10, U)])),          // a hand over 10 from 1000
+        (1200, scan(9, &[(10, U), (50, W)])), // 50 placed cleanly at 1200
+        (1800, scan(9, &[(10, B), (50, W)])), // the hand over 10 lifts at 1800
+    ];
+    let got = play(&mut s, &script, 2200, &[10, 50]);
+    let boards: Vec<_> = got
+        .iter()
+        .map(|(at, c, st, _)| (*at, *c, st.clone()))
+        .collect();
+    assert_eq!(
+        boards,
+        vec![
+            (160, true, vec![None, None]),
+            // 50 settled at 1360 but waits for 10 (disturbed since 1000); both come together
+            (1960, true, vec![Some(Color::Black), Some(Color::White)]),
+        ]
+    );
+    assert_eq!(s.horizon_ms(), None);
+}
+
+#[test]
+fn the_horizon_is_the_earliest_disturbance_still_going_on() {
+    let mut s = Stabiliser::new(9, StabiliserConfig::default());
+    feed(&mut s, &scan(9, &[]), 0, 10);
+    assert_eq!(s.horizon_ms(), None);
+    s.push(&scan(9, &[(5, U)]), 300);
+    s.push(&scan(9, &[(5, U), (6, B)]), 320);
+    assert_eq!(s.horizon_ms(), Some(300));
+    // a stuck point holds nothing back
+    let mut t = 340;
+    while t < 2400 {
+        s.push(&scan(9, &[(5, U), (6, B)]), t);
+        t += 20;
+    }
+    assert_eq!(s.horizon_ms(), None);
+    assert_eq!(s.stable().unwrap().at_index(6), Some(Color::Black));
+}
+
+#[test]
+fn checkpointed_stabiliser_goes_on_exactly() {
+    let mut a = Stabiliser::new(9, StabiliserConfig::default());
+    feed(&mut a, &scan(9, &[]), 0, 10);
+    a.push(&scan(9, &[(5, U)]), 300);
+    a.push(&scan(9, &[(5, B)]), 320);
+    let json = serde_json::to_string(&a).unwrap();
+    let mut b: Stabiliser = serde_json::from_str(&json).unwrap();
+    let ra = feed(&mut a, &scan(9, &[(5, B)]), 340, 20);
+    let rb = feed(&mut b, &scan(9, &[(5, B)]), 340, 20);
+    assert_eq!(ra, rb);
+    assert_eq!(a.times(), b.times());
+    assert_eq!(ra, vec![(480, true, 1)]);
+}

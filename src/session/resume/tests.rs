@@ -1,0 +1,289 @@
+//! The board's history replayed after an outage gives exactly the game of a session that was
+//! never away: the same record, the same clock readings (BL/WL), the same events.
+
+use super::*;
+use crate::cli::source::BUILTIN_GAME;
+use crate::event::Event;
+use crate::rules::GameRecord;
+use crate::session::{Input, SessionConfig};
+use crate::sim::player::PlayerOptions;
+use crate::sim::{NoiseModel, Replay, Source, Tick, TAIL_MS};
+use smartgoban_protocol::{BoardSize, ButtonCounters, Scan};
+
+const BOOT: u32 = 0x0b00_7001;
+
+/// The scans the virtual board takes for the built-in game with `noise` and `seed`, the
+/// players pressing the clock, up to `moves` moves.
+fn scans(noise: NoiseModel, seed: u64, moves: usize) -> (Source, Vec<Scan>) {
+    let mut record = GameRecord::from_sgf_bytes(BUILTIN_GAME).unwrap();
+    record.moves.truncate(moves);
+    let source = Source::Record(record);
+    let params = noise.params();
+    let options = PlayerOptions {
+        press_clock: true,
+        injection: None,
+    };
+    let (actions, _) = source.timeline_with(&params, seed, &options);
+    let mut replay = Replay::new(actions, BoardSize::NINETEEN, &params, seed);
+    let mut out = Vec::new();
+    let mut counter = 0;
+    while !replay.is_played_out(TAIL_MS) {
+        if let Tick::Scan {
+            board_ms,
+            buttons,
+            cells,
+        } = replay.tick()
+        {
+            out.push(Scan {
+                scan_counter: counter,
+                board_ms: board_ms as u32,
+                buttons,
+                cells,
+            });
+            counter += 1;
+        }
+    }
+    (source, out)
+}
+
+fn info() -> LinkInfo {
+    LinkInfo {
+        board_size: 19,
+        firmware_version: 1,
+        device_id: 7,
+        scan_rate_hz: 50,
+        protocol_version: 3,
+        boot_id: Some(BOOT),
+        history: HistoryStatus::NotAsked,
+    }
+}
+
+fn session(source: &Source) -> Session {
+    let mut setup = source.setup();
+    setup.time = Some("main=2m jp=3x30s".parse().unwrap());
+    Session::new(SessionConfig::default(), &setup).unwrap()
+}
+
+/// What the board's history holds for the scans `span` (the changes from one to the next, the
+/// presses), from the scan before it, with the live counters `live_buttons`.
+fn history_of(before: &Scan, span: &[Scan], live_buttons: ButtonCounters) -> BoardHistory {
+    BoardHistory {
+        live_buttons,
+        ..BoardHistory::of_scans(BOOT, before, span)
+    }
+}
+
+fn feed(s: &mut Session, scans: &[Scan], host_offset: i64) -> Vec<Event> {
+    let mut out = Vec::new();
+    for scan in scans {
+        let now = (i64::from(scan.board_ms) + host_offset).max(0) as u64;
+        s.handle_input(Input::Scan(*scan), now).unwrap();
+        out.extend(std::iter::from_fn(|| s.poll_output()));
+    }
+    out
+}
+
+/// The game's events as a referee reads them: kinds without `seq`, `t_ms` and link events.
+fn game_events(events: &[Event]) -> Vec<String> {
+    events
+        .iter()
+        .filter(|e| !matches!(e.kind, EventKind::Link { .. }))
+        .map(|e| serde_json::to_string(&e.kind).unwrap())
+        .collect()
+}
+
+fn record_with_times(s: &Session) -> Vec<(String, Option<u64>, Option<u32>)> {
+    s.record()
+        .moves
+        .iter()
+        .map(|m| {
+            (
+                format!("{}{:?}", m.color.sgf_letter(), m.point),
+                m.time_left_ms,
+                m.periods_left,
+            )
+        })
+        .collect()
+}
+
+/// The uninterrupted run, and a run with an outage over scans `from..to` (the board away; its
+/// history of them replayed when it comes back), through an unplugged cable or a restart of
+/// the service from its last checkpoint.
+fn compare(noise: NoiseModel, seed: u64, from: usize, to: usize, restart: bool) {
+    let (source, scans) = scans(noise, seed, 120);
+    let to = to.min(scans.len() - 1);
+    let mut whole = session(&source);
+    whole.handle_input(Input::LinkUp(info()), 0).unwrap();
+    let mut want = std::iter::from_fn(|| whole.poll_output()).collect::<Vec<_>>();
+    want.extend(feed(&mut whole, &scans, 0));
+
+    let mut s = session(&source);
+    s.handle_input(Input::LinkUp(info()), 0).unwrap();
+    let mut got = std::iter::from_fn(|| s.poll_output()).collect::<Vec<_>>();
+    got.extend(feed(&mut s, &scans[..from], 0));
+    let lost_at = u64::from(scans[from - 1].board_ms);
+    if restart {
+        let checkpoint = s.checkpoint().unwrap();
+        s = Session::restore(&checkpoint, None, s.next_seq()).unwrap();
+    } else {
+        s.handle_input(
+            Input::LinkDown {
+                reason: "unplugged".into(),
+            },
+            lost_at + 1000,
+        )
+        .unwrap();
+    }
+    // the board is away: the clock faces run on the host, nothing is judged
+    let back_at = u64::from(scans[to].board_ms);
+    let mut t = lost_at + 1000;
+    while t < back_at {
+        s.handle_timeout(t);
+        t += 500;
+    }
+    got.extend(std::iter::from_fn(|| s.poll_output()));
+    let history = history_of(&scans[from - 1], &scans[from..=to], scans[to].buttons);
+    s.handle_input(
+        Input::LinkResumed {
+            info: info(),
+            history: Box::new(history),
+        },
+        back_at,
+    )
+    .unwrap();
+    got.extend(std::iter::from_fn(|| s.poll_output()));
+    got.extend(feed(&mut s, &scans[to + 1..], 0));
+
+    assert_eq!(
+        record_with_times(&s),
+        record_with_times(&whole),
+        "{noise} seed {seed}, outage {from}..{to}, restart {restart}"
+    );
+    assert_eq!(s.record().moves.len(), 120);
+    let (g, w) = (game_events(&got), game_events(&want));
+    if g != w {
+        let first = g
+            .iter()
+            .zip(&w)
+            .position(|(a, b)| a != b)
+            .unwrap_or(g.len().min(w.len()));
+        panic!(
+            "{noise} seed {seed}, outage {from}..{to}, restart {restart}: events differ from #{first}:\n got  {:?}\n want {:?}",
+            &g[first..(first + 3).min(g.len())],
+            &w[first..(first + 3).min(w.len())]
+        );
+    }
+    // the replayed events carry the host time they happened at, in order
+    assert!(got.windows(2).all(|p| p[0].t_ms <= p[1].t_ms));
+    assert!(got.windows(2).all(|p| p[0].seq < p[1].seq));
+}
+
+#[test]
+fn an_unplugged_cable_replayed_from_the_boards_history_changes_nothing() {
+    for (seed, from, to) in [(1, 2_000, 2_100), (2, 3_000, 5_500), (3, 1_000, 9_000)] {
+        compare(NoiseModel::Realistic, seed, from, to, false);
+    }
+}
+
+#[test]
+fn a_restart_of_the_service_replayed_from_the_boards_history_changes_nothing() {
+    for (seed, from, to) in [(4, 2_500, 2_600), (5, 4_000, 7_000)] {
+        compare(NoiseModel::Realistic, seed, from, to, true);
+    }
+}
+
+#[test]
+fn a_history_that_does_not_follow_on_is_not_replayed() {
+    let (source, scans) = scans(NoiseModel::Clean, 1, 60);
+    let mut s = session(&source);
+    s.handle_input(Input::LinkUp(info()), 0).unwrap();
+    feed(&mut s, &scans[..500], 0);
+    s.handle_input(
+        Input::LinkDown {
+            reason: "unplugged".into(),
+        },
+        20_000,
+    )
+    .unwrap();
+    // a history from another scan than the session's last
+    let history = history_of(&scans[300], &scans[301..=800], scans[800].buttons);
+    s.handle_input(
+        Input::LinkResumed {
+            info: info(),
+            history: Box::new(history),
+        },
+        30_000,
+    )
+    .unwrap();
+    let events: Vec<Event> = std::iter::from_fn(|| s.poll_output()).collect();
+    let link = events
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::Link {
+                history,
+                detail,
+                state: LinkState::Connected,
+            } => Some((*history, detail.clone())),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(link.0, Some(HistoryStatus::NoAnswer), "{}", link.1);
+}
+
+#[test]
+fn a_board_that_restarted_is_said_so_and_judged_as_it_lies() {
+    let (source, scans) = scans(NoiseModel::Clean, 1, 60);
+    let mut s = session(&source);
+    s.handle_input(Input::LinkUp(info()), 0).unwrap();
+    feed(&mut s, &scans[..500], 0);
+    assert_eq!(
+        s.resume_point(),
+        Some(ResumePoint {
+            boot_id: BOOT,
+            since_ms: scans[499].board_ms
+        })
+    );
+    s.handle_input(
+        Input::LinkDown {
+            reason: "unplugged".into(),
+        },
+        20_000,
+    )
+    .unwrap();
+    let restarted = LinkInfo {
+        boot_id: Some(BOOT + 1),
+        history: HistoryStatus::BoardRestarted { known_boot: BOOT },
+        ..info()
+    };
+    s.handle_input(Input::LinkUp(restarted), 30_000).unwrap();
+    let events: Vec<Event> = std::iter::from_fn(|| s.poll_output()).collect();
+    let (history, detail) = events
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::Link {
+                history,
+                detail,
+                state: LinkState::Connected,
+            } => Some((*history, detail.clone())),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(history, Some(restarted.history));
+    assert!(detail.contains("restarted"), "{detail}");
+    // the new boot's scans (its clock from 0) are taken in as after any reconnection
+    let later: Vec<Scan> = scans[700..]
+        .iter()
+        .map(|s| Scan {
+            board_ms: s.board_ms - scans[700].board_ms,
+            buttons: ButtonCounters::ZERO,
+            ..*s
+        })
+        .collect();
+    feed(&mut s, &later, 30_000);
+    assert!(s.record().moves.len() >= 8, "{}", s.record().moves.len());
+    assert_eq!(
+        s.resume_point().map(|r| r.boot_id),
+        Some(BOOT + 1),
+        "the new boot is where the next history starts"
+    );
+}

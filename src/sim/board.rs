@@ -1,0 +1,831 @@
+//! [`VirtualBoard`]: the virtual board's microcontroller as a sans-IO state machine
+//! (hardware/PROTOCOL.md, versions 1 to 3): bytes from the host in, frames to the host out, one
+//! scan period per [`VirtualBoard::tick`], and the cable pulled, the link silent or the
+//! microcontroller restarted as calls. [`super::device`] is the pseudo-terminal, thread and
+//! pacing shell around it; [`super::loopback::Lockstep`] runs it against the host's
+//! [`crate::link::Connection`] and a [`crate::session::Session`] without a pty.
+//!
+//! A board of version 3 keeps the firmware's history ([`FirmwareHistory`], PROTOCOL.md §14):
+//! it records every scan it takes and every press it counts — also while unplugged, silent or
+//! while the host does not read (it has its own power, §1) — and answers `HistoryOpen` and
+//! `HistoryPull`. Its boot id is drawn from the seed, and again at every restart
+//! ([`LinkFault::Reset`]), which empties the history. A board of version 2 or 1 behaves as
+//! before version 3: no history, and a pulled cable is an outage in which its presses are lost
+//! ([`Replay::outage`]).
+
+use rand::{RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::action::{LinkFault, ResetKind, TimedAction};
+use super::noise::NoiseParams;
+use super::player::SCAN_MS;
+use super::replay::{Replay, Tick};
+use smartgoban_board_core::history::FirmwareHistory;
+use smartgoban_protocol::{
+    encode, BoardSize, Button, ButtonCounters, Feed, Frame, FrameDecoder, HelloAck, LedAck,
+    LedFrame, Message, Pong, Scan, Side, HISTORY_VERSION, LED_VERSION, MAX_FRAME_LEN,
+    MAX_RAW_FRAME_LEN, MIN_PROTOCOL_VERSION,
+};
+
+/// Settings of a [`VirtualBoard`].
+#[derive(Clone, Debug)]
+pub struct BoardConfig {
+    /// Points per side.
+    pub board_size: BoardSize,
+    /// Seed of every random choice (noise, scatter, line noise, boot ids).
+    pub seed: u64,
+    /// Sensor noise.
+    pub noise: NoiseParams,
+    /// Reported in `HelloAck`.
+    pub device_id: u32,
+    /// The highest protocol version the board speaks (it speaks every version from 1 up to it):
+    /// [`smartgoban_protocol::PROTOCOL_VERSION`] (3: LEDs and history), 2 (LEDs, no history)
+    /// or 1.
+    pub protocol_version: u8,
+}
+
+/// What one [`VirtualBoard::tick`] brought.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// The sensors were read (and the scan recorded in the history of a version-3 board).
+    Scanned {
+        /// Board time of the scan, ms (from the start of the timeline).
+        board_ms: u64,
+        /// Whether it went to the host: not when the host does not read (the board drops it,
+        /// PROTOCOL.md §8) or no session is open.
+        sent: bool,
+    },
+    /// The cable is pulled now for `duration_ms` (`new_node`: plugged back into another port):
+    /// the shell takes the board off the wire and calls [`VirtualBoard::unplug`].
+    Unplug {
+        /// Outage, ms of board time.
+        duration_ms: u64,
+        /// The board comes back on another `/dev/pts/N` (a `replug`).
+        new_node: bool,
+    },
+    /// The board falls silent now for `duration_ms`: the shell calls
+    /// [`VirtualBoard::silence`] (and, at a paced speed, waits as long).
+    Silence {
+        /// How long, ms of board time.
+        duration_ms: u64,
+    },
+    /// A fault the board played by itself (line noise, a cut or corrupted frame, a restart);
+    /// this period's scan is taken by the next tick.
+    Fault(LinkFault),
+}
+
+/// The virtual microcontroller (module docs). Deterministic for a seed.
+pub struct VirtualBoard {
+    config: BoardConfig,
+    replay: Replay,
+    /// The history of a version-3 board.
+    history: Option<Box<FirmwareHistory>>,
+    /// Draws the boot ids.
+    boot_rng: ChaCha8Rng,
+    /// Draws the line noise of `garbage`.
+    rng: ChaCha8Rng,
+    decoder: FrameDecoder,
+    /// Bytes for the host, not taken yet.
+    out: Vec<u8>,
+    tx_seq: u8,
+    /// A session is open: scans go to the host.
+    streaming: bool,
+    /// The protocol version of the session, once a `Hello` was accepted.
+    session_version: Option<u8>,
+    scan_counter: u32,
+    /// The counter of the last scan taken in a session.
+    last_scan_counter: u32,
+    scans: u64,
+    sessions: u32,
+    leds: Option<LedFrame>,
+    garbage_until_ms: Option<u64>,
+    cut_next: bool,
+    bad_crc_next: bool,
+    /// Board time (of the timeline) at which the microcontroller last restarted: its
+    /// millisecond clock counts from there.
+    clock_zero_ms: u64,
+    /// The replay's counters at the previous scan: presses are their increase.
+    prev_buttons: ButtonCounters,
+    /// The counters the last scan of this session carried (zero since the `HelloAck`): the
+    /// `buttons` of a `HistoryInfo` (PROTOCOL.md §5.9).
+    session_buttons: ButtonCounters,
+}
+
+impl std::fmt::Debug for VirtualBoard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VirtualBoard")
+            .field("config", &self.config)
+            .field("board_ms", &self.replay.board_ms())
+            .field("boot_id", &self.boot_id())
+            .field("streaming", &self.streaming)
+            .field("session_version", &self.session_version)
+            .field("history", &self.history.as_ref().map(|h| h.stats()))
+            .finish_non_exhaustive()
+    }
+}
+
+impl VirtualBoard {
+    /// A freshly powered board that will play `actions` (sorted by time) once a host opens a
+    /// session; it sends nothing until a `Hello` (PROTOCOL.md §4).
+    pub fn new(actions: Vec<TimedAction>, config: BoardConfig) -> Self {
+        let replay = Replay::new(actions, config.board_size, &config.noise, config.seed);
+        let mut board = VirtualBoard {
+            history: (config.protocol_version >= HISTORY_VERSION)
+                .then(|| Box::new(FirmwareHistory::new(config.board_size))),
+            boot_rng: ChaCha8Rng::seed_from_u64(config.seed ^ 0xb007_1d5e_ed00),
+            rng: ChaCha8Rng::seed_from_u64(config.seed ^ 0x6a7b_a9e5_11e0),
+            replay,
+            config,
+            decoder: FrameDecoder::new(),
+            out: Vec::new(),
+            tx_seq: 0,
+            streaming: false,
+            session_version: None,
+            scan_counter: 0,
+            last_scan_counter: 0,
+            scans: 0,
+            sessions: 0,
+            leds: None,
+            garbage_until_ms: None,
+            cut_next: false,
+            bad_crc_next: false,
+            clock_zero_ms: 0,
+            prev_buttons: ButtonCounters::ZERO,
+            session_buttons: ButtonCounters::ZERO,
+        };
+        board.power_up();
+        board
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &BoardConfig {
+        &self.config
+    }
+
+    /// Whether a session is open (scans go to the host).
+    pub fn streaming(&self) -> bool {
+        self.streaming
+    }
+
+    /// The protocol version of the open session.
+    pub fn session_version(&self) -> Option<u8> {
+        self.session_version
+    }
+
+    /// Board time of the next scan, ms from the start of the timeline.
+    pub fn board_ms(&self) -> u64 {
+        self.replay.board_ms()
+    }
+
+    /// Whether every action has happened and `tail_ms` more have passed.
+    pub fn is_played_out(&self, tail_ms: u64) -> bool {
+        self.replay.is_played_out(tail_ms)
+    }
+
+    /// Sessions accepted so far (`HelloAck`s with `accepted` = 1 sent).
+    pub fn sessions(&self) -> u32 {
+        self.sessions
+    }
+
+    /// Scans taken in sessions (sent or dropped).
+    pub fn scans(&self) -> u64 {
+        self.scans
+    }
+
+    /// The `scan_counter` of the last scan taken in a session.
+    pub fn last_scan_counter(&self) -> u32 {
+        self.last_scan_counter
+    }
+
+    /// The LED frame the board shows (the last `LedFrame` of the session), if any.
+    pub fn leds(&self) -> Option<LedFrame> {
+        self.leds
+    }
+
+    /// The boot id of a version-3 board (PROTOCOL.md §14.1); `None` below version 3.
+    pub fn boot_id(&self) -> Option<u32> {
+        self.history.as_ref().map(|h| h.boot_id())
+    }
+
+    /// The history of a version-3 board.
+    pub fn history(&self) -> Option<&FirmwareHistory> {
+        self.history.as_deref()
+    }
+
+    /// The board's millisecond clock at board time `board_ms` of the timeline (it restarts
+    /// with the microcontroller, PROTOCOL.md §5.3).
+    pub fn clock_ms(&self, board_ms: u64) -> u32 {
+        board_ms.saturating_sub(self.clock_zero_ms) as u32
+    }
+
+    /// Takes the bytes the board has written for the host since the last call.
+    pub fn take_output(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.out)
+    }
+
+    /// Bytes from the host: `Hello`, `Ping`, `LedFrame` and, in a version-3 session,
+    /// `HistoryOpen` and `HistoryPull` are answered (PROTOCOL.md §4, §5, §14.3, §14.4); bad
+    /// frames and other messages are ignored.
+    pub fn handle_bytes(&mut self, mut bytes: &[u8]) {
+        loop {
+            match self.decoder.feed(bytes) {
+                Feed::NeedMore => return,
+                Feed::Error { rest, .. } => bytes = rest,
+                Feed::Frame { frame, rest } => {
+                    bytes = rest;
+                    self.handle_message(frame.message);
+                }
+            }
+        }
+    }
+
+    fn handle_message(&mut self, message: Message) {
+        match message {
+            Message::Hello(hello) => {
+                let accepted = (MIN_PROTOCOL_VERSION..=self.config.protocol_version)
+                    .contains(&hello.protocol_version);
+                self.session_version = accepted.then_some(hello.protocol_version);
+                self.sessions += u32::from(accepted);
+                // A new session shows nothing until the host sends a frame (§5.6).
+                self.leds = None;
+                self.send_hello_ack(accepted);
+                // A new session on the board: counters restart (PROTOCOL.md §4).
+                self.streaming = accepted;
+                self.scan_counter = 0;
+                self.restart_counters();
+            }
+            Message::Ping(ping) => self.send(Message::Pong(Pong { nonce: ping.nonce })),
+            // PROTOCOL.md §5.6: show it, answer with what is shown.
+            Message::LedFrame(frame)
+                if self.session_version.is_some_and(|v| v >= LED_VERSION)
+                    && frame.board_size() == self.config.board_size =>
+            {
+                self.leds = Some(frame);
+                self.send(Message::LedAck(LedAck {
+                    frame_id: frame.frame_id,
+                    content_crc: frame.content_crc(),
+                }));
+            }
+            // PROTOCOL.md §14.3: fix the span, answer with what the board holds.
+            Message::HistoryOpen(open) if self.history_session() => {
+                let buttons = self.session_buttons;
+                if let Some(h) = self.history.as_mut() {
+                    let info = h.open(open.boot_id, open.since_ms, buttons);
+                    self.send(Message::HistoryInfo(info));
+                }
+            }
+            // PROTOCOL.md §14.4: a window of chunks.
+            Message::HistoryPull(pull) if self.history_session() => {
+                let chunks: Vec<_> = self
+                    .history
+                    .as_ref()
+                    .map(|h| h.window(pull.since_ms, pull.from_entry).collect())
+                    .unwrap_or_default();
+                for chunk in chunks {
+                    self.send(Message::HistoryChunk(chunk));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A version-3 session is open on a board with a history.
+    fn history_session(&self) -> bool {
+        self.history.is_some() && self.session_version.is_some_and(|v| v >= HISTORY_VERSION)
+    }
+
+    /// One scan period: applies the actions due, reads the sensors, records the scan and the
+    /// presses counted (version 3) and sends the scan if a session is open and `host_reading`
+    /// (a host that does not read makes the board drop its scans, PROTOCOL.md §8). An unplug or
+    /// a silence due now is returned for the shell to play; line noise, cut and corrupted frames
+    /// and restarts are played here.
+    pub fn tick(&mut self, host_reading: bool) -> Step {
+        let (board_ms, buttons, cells) = match self.replay.tick() {
+            Tick::Unplug { duration_ms } => {
+                return Step::Unplug {
+                    duration_ms,
+                    new_node: false,
+                }
+            }
+            Tick::Fault(fault) => {
+                match fault {
+                    LinkFault::Garbage { duration_ms } => {
+                        self.garbage_until_ms =
+                            Some(self.replay.board_ms().saturating_add(duration_ms));
+                    }
+                    LinkFault::Cut => self.cut_next = true,
+                    LinkFault::BadCrc => self.bad_crc_next = true,
+                    LinkFault::Silence { duration_ms } => return Step::Silence { duration_ms },
+                    LinkFault::Replug { duration_ms } => {
+                        return Step::Unplug {
+                            duration_ms,
+                            new_node: true,
+                        }
+                    }
+                    LinkFault::Reset(kind) => self.reset(kind),
+                }
+                return Step::Fault(fault);
+            }
+            Tick::Scan {
+                board_ms,
+                buttons,
+                cells,
+            } => (board_ms, buttons, cells),
+        };
+        let clock_ms = self.clock_ms(board_ms);
+        self.record(clock_ms, buttons, &cells);
+        if !self.streaming {
+            return Step::Scanned {
+                board_ms,
+                sent: false,
+            };
+        }
+        let scan = Scan {
+            scan_counter: self.scan_counter,
+            board_ms: clock_ms,
+            buttons,
+            cells,
+        };
+        self.session_buttons = buttons;
+        let sent = if !host_reading {
+            false // dropped: the host sees the gap in the scan counters
+        } else if self.garbage_until_ms.is_some_and(|until| board_ms < until) {
+            // Line noise: the scan was sent, the host gets as many random bytes.
+            self.tx_seq = self.tx_seq.wrapping_add(1);
+            let mut noise = vec![0u8; encoded_len(&Message::Scan(scan))];
+            self.rng.fill_bytes(&mut noise);
+            self.out.extend_from_slice(&noise);
+            true
+        } else {
+            self.garbage_until_ms = None;
+            self.send(Message::Scan(scan));
+            true
+        };
+        self.last_scan_counter = self.scan_counter;
+        self.scans += 1;
+        self.scan_counter = self.scan_counter.wrapping_add(1);
+        Step::Scanned { board_ms, sent }
+    }
+
+    /// The cable is pulled for `duration_ms` of board time (the shell has taken the board off
+    /// the wire): the session ends, and the board comes back waiting for a `Hello`. A
+    /// version-3 board has its own power: it goes on scanning, counting and recording
+    /// meanwhile (PROTOCOL.md §1, §14.2). A board of version 2 or 1 plays an outage: the stones
+    /// move, its presses are lost ([`Replay::outage`]).
+    pub fn unplug(&mut self, duration_ms: u64) {
+        if self.history.is_some() {
+            self.run_offline(duration_ms);
+        } else {
+            self.replay.outage(duration_ms);
+        }
+        self.streaming = false;
+        self.session_version = None;
+        self.garbage_until_ms = None;
+        self.decoder = FrameDecoder::new();
+        self.out.clear();
+        // Back on the wire: the LEDs are dark until the host sends a frame.
+        self.leds = None;
+    }
+
+    /// The board neither sends nor reads for `duration_ms` of board time (a hung firmware, a
+    /// stalled USB link): the physical board runs on, presses count, and a version-3 board
+    /// records its scans; an unplug or a fault due meanwhile is skipped. What the host sent
+    /// meanwhile is read afterwards (the shell keeps it).
+    pub fn silence(&mut self, duration_ms: u64) {
+        self.run_offline(duration_ms);
+        self.garbage_until_ms = None;
+    }
+
+    /// Runs `duration_ms` of board time without sending: scans recorded, not sent; unplugs and
+    /// faults due meanwhile skipped.
+    fn run_offline(&mut self, duration_ms: u64) {
+        let until = self.replay.board_ms().saturating_add(duration_ms);
+        while self.replay.board_ms() < until {
+            if let Tick::Scan {
+                board_ms,
+                buttons,
+                cells,
+            } = self.replay.tick()
+            {
+                let clock_ms = self.clock_ms(board_ms);
+                self.record(clock_ms, buttons, &cells);
+                if self.streaming {
+                    self.session_buttons = buttons;
+                }
+            }
+        }
+    }
+
+    /// Records a scan and the presses counted since the previous one in the history.
+    fn record(
+        &mut self,
+        clock_ms: u32,
+        buttons: ButtonCounters,
+        cells: &smartgoban_protocol::PackedCells,
+    ) {
+        let presses = buttons.presses_since(&self.prev_buttons);
+        self.prev_buttons = buttons;
+        let Some(h) = self.history.as_mut() else {
+            return;
+        };
+        for button in [Button::Pass, Button::Resign, Button::Clock] {
+            for side in [Side::Black, Side::White] {
+                for _ in 0..presses.get(button, side) {
+                    h.record_press(clock_ms, button, side);
+                }
+            }
+        }
+        h.record_scan(clock_ms, cells);
+    }
+
+    /// The button counters restart from 0 (a new session, a restart).
+    fn restart_counters(&mut self) {
+        self.replay.restart_buttons();
+        self.prev_buttons = ButtonCounters::ZERO;
+        self.session_buttons = ButtonCounters::ZERO;
+    }
+
+    /// Power-up: a new boot id and an empty history (PROTOCOL.md §14.1).
+    fn power_up(&mut self) {
+        if let Some(h) = self.history.as_mut() {
+            let boot = loop {
+                let id = self.boot_rng.next_u32();
+                if id != 0 {
+                    break id;
+                }
+            };
+            h.restart(boot);
+        }
+    }
+
+    /// The microcontroller restarts: the session, the LEDs, the scan and button counters, its
+    /// millisecond clock, its boot id and its history start over; what it does next depends on
+    /// `kind`.
+    fn reset(&mut self, kind: ResetKind) {
+        let version = self.session_version.unwrap_or(self.config.protocol_version);
+        self.scan_counter = 0;
+        self.restart_counters();
+        self.clock_zero_ms = self.replay.board_ms();
+        self.garbage_until_ms = None;
+        self.cut_next = false;
+        self.bad_crc_next = false;
+        self.leds = None;
+        self.power_up();
+        match kind {
+            ResetKind::Silent => {
+                self.streaming = false;
+                self.session_version = None;
+            }
+            ResetKind::Hello => {
+                self.session_version = Some(version);
+                self.sessions += 1;
+                self.streaming = true;
+                // A delimiter first ends any half frame (PROTOCOL.md §2.1).
+                self.out.push(0);
+                self.send_hello_ack(true);
+            }
+            ResetKind::Stream => {
+                self.session_version = Some(version);
+                self.streaming = true;
+            }
+        }
+    }
+
+    fn send_hello_ack(&mut self, accepted: bool) {
+        self.send(Message::HelloAck(HelloAck {
+            protocol_version: self.config.protocol_version,
+            accepted,
+            board_size: self.config.board_size,
+            scan_rate_hz: (1000 / SCAN_MS) as u8,
+            firmware_version: 1,
+            device_id: self.config.device_id,
+        }));
+    }
+
+    fn send(&mut self, message: Message) {
+        let frame = Frame {
+            seq: self.tx_seq,
+            message,
+        };
+        self.tx_seq = self.tx_seq.wrapping_add(1);
+        let mut buf = [0u8; MAX_FRAME_LEN];
+        let Ok(mut n) = encode(&frame, &mut buf) else {
+            return;
+        };
+        if std::mem::take(&mut self.bad_crc_next) {
+            n = encode_bad_crc(&frame, &mut buf);
+        }
+        if std::mem::take(&mut self.cut_next) {
+            n /= 2; // the first half goes out, the rest is lost
+        }
+        self.out.extend_from_slice(&buf[..n]);
+    }
+}
+
+/// Length of `message`'s frame on the wire, delimiter included, bytes.
+fn encoded_len(message: &Message) -> usize {
+    let mut out = [0u8; MAX_FRAME_LEN];
+    encode(
+        &Frame {
+            seq: 1,
+            message: *message,
+        },
+        &mut out,
+    )
+    .unwrap_or(MAX_FRAME_LEN)
+}
+
+/// Writes `frame` to `out` as it goes on the wire but with its CRC-32C corrupted
+/// (PROTOCOL.md §2.3); returns the length written.
+pub(super) fn encode_bad_crc(frame: &Frame, out: &mut [u8; MAX_FRAME_LEN]) -> usize {
+    let mut raw = [0u8; MAX_RAW_FRAME_LEN];
+    let Ok(len) = frame.encode_raw(&mut raw) else {
+        return 0;
+    };
+    if let Some(b) = raw.get_mut(len.saturating_sub(4)) {
+        *b ^= 0x5A;
+    }
+    let wire = cobs_encode(raw.get(..len).unwrap_or(&[]));
+    let n = wire.len().min(MAX_FRAME_LEN - 1);
+    out[..n].copy_from_slice(&wire[..n]);
+    out[n] = 0;
+    n + 1
+}
+
+/// COBS (PROTOCOL.md §2.1) without the delimiter.
+pub(super) fn cobs_encode(raw: &[u8]) -> Vec<u8> {
+    let mut out = vec![0u8];
+    let mut code_at = 0;
+    let mut code = 1u8;
+    for &b in raw {
+        if b != 0 {
+            out.push(b);
+            code += 1;
+        }
+        if b == 0 || code == 0xFF {
+            out[code_at] = code;
+            code_at = out.len();
+            out.push(0);
+            code = 1;
+        }
+    }
+    out[code_at] = code;
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::noise::NoiseModel;
+    use crate::sim::Script;
+    use smartgoban_protocol::{Hello, HistoryOpen, InfoStatus, PROTOCOL_VERSION};
+
+    fn board(script: &str, version: u8, seed: u64) -> VirtualBoard {
+        let s = Script::parse(script).unwrap();
+        VirtualBoard::new(
+            s.actions,
+            BoardConfig {
+                board_size: BoardSize::new(s.setup.size()).unwrap(),
+                seed,
+                noise: NoiseModel::Clean.params(),
+                device_id: 1,
+                protocol_version: version,
+            },
+        )
+    }
+
+    fn frame(message: Message) -> Vec<u8> {
+        let mut buf = [0u8; MAX_FRAME_LEN];
+        let n = encode(&Frame { seq: 0, message }, &mut buf).unwrap();
+        buf[..n].to_vec()
+    }
+
+    fn hello(version: u8) -> Vec<u8> {
+        frame(Message::Hello(Hello {
+            protocol_version: version,
+        }))
+    }
+
+    fn received(b: &mut VirtualBoard) -> Vec<Message> {
+        FrameDecoder::new()
+            .frames(&b.take_output())
+            .filter_map(Result::ok)
+            .map(|f| f.message)
+            .collect()
+    }
+
+    const GAME: &str = "size 9\n\
+        at 0    place B E5\n\
+        at 200  clock B\n\
+        at 1000 unplug 2000\n\
+        at 1400 place W C3\n\
+        at 1600 clock W\n\
+        at 4000 place B G7\n";
+
+    #[test]
+    fn a_version_3_board_records_while_unplugged_and_answers_the_history() {
+        let mut b = board(GAME, PROTOCOL_VERSION, 1);
+        b.handle_bytes(&hello(3));
+        assert!(matches!(&received(&mut b)[..], [Message::HelloAck(a)] if a.accepted));
+        let boot = b.boot_id().unwrap();
+        let step = loop {
+            match b.tick(true) {
+                Step::Scanned { .. } => {}
+                other => break other,
+            }
+        };
+        assert_eq!(
+            step,
+            Step::Unplug {
+                duration_ms: 2000,
+                new_node: false
+            }
+        );
+        let last = b.clock_ms(b.board_ms() - SCAN_MS);
+        b.take_output();
+        b.unplug(2000);
+        assert!(!b.streaming());
+        // Back: a new session; the history holds the stone and the press of the outage.
+        b.handle_bytes(&hello(3));
+        b.handle_bytes(&frame(Message::HistoryOpen(HistoryOpen {
+            boot_id: boot,
+            since_ms: last,
+        })));
+        let msgs = received(&mut b);
+        let Some(Message::HistoryInfo(info)) = msgs.get(1) else {
+            panic!("{msgs:?}");
+        };
+        assert_eq!(info.status, InfoStatus::Ok);
+        assert_eq!(info.until_ms, 2980, "the last scan of the outage");
+        b.handle_bytes(&frame(Message::HistoryPull(
+            smartgoban_protocol::HistoryPull {
+                since_ms: last,
+                from_entry: 0,
+            },
+        )));
+        let events: Vec<_> = received(&mut b)
+            .iter()
+            .flat_map(|m| match m {
+                Message::HistoryChunk(c) => c.timed().collect::<Vec<_>>(),
+                _ => Vec::new(),
+            })
+            .map(|e| (e.board_ms, e.event))
+            .collect();
+        assert_eq!(events.len() as u32, info.entries);
+        assert!(events.contains(&(
+            1600,
+            smartgoban_protocol::HistoryEvent::Press {
+                button: Button::Clock,
+                side: Side::White
+            }
+        )));
+        assert!(events.iter().any(|&(t, e)| t == 1400
+            && matches!(
+                e,
+                smartgoban_protocol::HistoryEvent::Point { index: 56, .. }
+            )));
+    }
+
+    #[test]
+    fn a_version_2_board_has_no_history_and_ignores_its_requests() {
+        let mut b = board(GAME, 2, 1);
+        assert_eq!(b.boot_id(), None);
+        b.handle_bytes(&hello(3));
+        assert!(
+            matches!(&received(&mut b)[..], [Message::HelloAck(a)] if !a.accepted && a.protocol_version == 2)
+        );
+        b.handle_bytes(&hello(2));
+        b.handle_bytes(&frame(Message::HistoryOpen(HistoryOpen {
+            boot_id: 0,
+            since_ms: 0,
+        })));
+        assert!(matches!(&received(&mut b)[..], [Message::HelloAck(a)] if a.accepted));
+        assert!(b.history().is_none());
+        // A version-3 board in a version-2 session ignores them too.
+        let mut b = board(GAME, 3, 1);
+        b.handle_bytes(&hello(2));
+        b.handle_bytes(&frame(Message::HistoryOpen(HistoryOpen {
+            boot_id: 0,
+            since_ms: 0,
+        })));
+        assert_eq!(received(&mut b).len(), 1);
+    }
+
+    #[test]
+    fn a_restart_draws_a_new_boot_id_and_empties_the_history() {
+        let mut b = board(
+            "size 9\nat 0 place B E5\nat 500 reset hello\nat 600 place W C3\n",
+            3,
+            9,
+        );
+        let first = b.boot_id().unwrap();
+        assert_ne!(first, 0);
+        assert_eq!(
+            board(GAME, 3, 9).boot_id(),
+            Some(first),
+            "drawn from the seed"
+        );
+        assert_ne!(board(GAME, 3, 10).boot_id(), Some(first));
+        b.handle_bytes(&hello(3));
+        while b.board_ms() < 500 {
+            b.tick(true);
+        }
+        let before = b.history().unwrap().stats();
+        assert!(before.newest_ms.is_some());
+        assert_eq!(
+            b.tick(true),
+            Step::Fault(LinkFault::Reset(ResetKind::Hello))
+        );
+        let second = b.boot_id().unwrap();
+        assert_ne!(second, first);
+        let after = b.history().unwrap().stats();
+        assert_eq!((after.recorded, after.newest_ms), (0, None));
+        b.tick(true);
+        // The clock restarted with the board: the first scan after the reset is at 0.
+        assert_eq!(b.history().unwrap().stats().newest_ms, Some(0));
+    }
+
+    #[test]
+    fn a_host_that_does_not_read_gets_nothing_but_the_board_records_everything() {
+        let mut b = board(GAME, 3, 1);
+        b.handle_bytes(&hello(3));
+        b.take_output();
+        for _ in 0..40 {
+            assert!(matches!(b.tick(false), Step::Scanned { sent: false, .. }));
+        }
+        assert!(b.take_output().is_empty());
+        let stats = b.history().unwrap().stats();
+        assert_eq!(stats.newest_ms, Some(780));
+        assert_eq!(stats.presses, 1, "black's clock at 200");
+        // Black E5 (index 40) lay there from the first scan, which only sets the readings.
+        assert_eq!(stats.points, 0);
+        let readings = b.history().unwrap().readings().unwrap();
+        assert_eq!(readings.get(40), smartgoban_protocol::Cell::Black);
+    }
+
+    /// The entry rates of the noise models and the minutes of play the firmware's ring holds
+    /// (PROTOCOL.md §14.6). Run with
+    /// `cargo test --lib sim::board::tests::entry_rates -- --ignored --nocapture`.
+    #[test]
+    #[ignore = "a measurement: prints the rates"]
+    fn entry_rates() {
+        use crate::rules::GameRecord;
+        use smartgoban_board_core::history::FIRMWARE_CAPACITY;
+        let mut games = vec![GameRecord::from_sgf_bytes(crate::cli::source::BUILTIN_GAME).unwrap()];
+        for path in [
+            "tests/fixtures/games/yenw-computer-go-dataset/HanDol/Lee Sedol VS HanDol - G1.sgf",
+            "tests/fixtures/games/yenw-computer-go-dataset/master/39-2017.01.02-Iyama_Yuta-Master.sgf",
+        ] {
+            if let Ok(bytes) = std::fs::read(path) {
+                games.push(GameRecord::from_sgf_bytes(&bytes).unwrap());
+            }
+        }
+        for name in ["clean", "realistic", "harsh", "blitz"] {
+            let Ok(noise) = name.parse::<NoiseModel>() else {
+                println!("{name:>9}: no such noise model");
+                continue;
+            };
+            let params = noise.params();
+            let (mut entries, mut points, mut presses, mut fillers, mut ms) = (0, 0, 0, 0, 0);
+            let moves: usize = games.iter().map(|g| g.moves.len()).sum();
+            for (i, record) in games.iter().enumerate() {
+                let source = crate::sim::Source::Record(record.clone());
+                let options = crate::sim::player::PlayerOptions {
+                    press_clock: true,
+                    ..Default::default()
+                };
+                let (actions, _) = source.timeline_with(&params, i as u64 + 1, &options);
+                let mut b = VirtualBoard::new(
+                    actions,
+                    BoardConfig {
+                        board_size: BoardSize::new(record.info.size).unwrap(),
+                        seed: i as u64 + 1,
+                        noise: params.clone(),
+                        device_id: 1,
+                        protocol_version: 3,
+                    },
+                );
+                while !b.is_played_out(0) {
+                    b.tick(false);
+                }
+                let s = b.history().unwrap().stats();
+                entries += s.recorded;
+                points += s.points;
+                presses += s.presses;
+                fillers += s.fillers;
+                ms += b.board_ms();
+            }
+            let minutes = ms as f64 / 60_000.0;
+            let rate = entries as f64 / minutes;
+            let per_move = entries as f64 / moves as f64;
+            println!(
+                "{name:>9}: {} games, {moves} moves, {minutes:.1} min of play, {entries} entries \
+                 ({points} points, {presses} presses, {fillers} fillers): {rate:.0} entries/min, \
+                 {per_move:.1} per move; the ring of {FIRMWARE_CAPACITY} holds {:.0} min, {:.0} moves",
+                games.len(),
+                FIRMWARE_CAPACITY as f64 / rate,
+                FIRMWARE_CAPACITY as f64 / per_move
+            );
+        }
+    }
+}
