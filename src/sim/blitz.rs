@@ -417,9 +417,12 @@ impl Builder<'_> {
             {
                 landed = landed.max(lift.hand_ms.end + MARGIN_MS + hb);
             }
-            // with a close reply planned, the opponent presses before it
+            // with a close reply planned, the opponent presses before it; a close reply lands
+            // just after the opponent's press
             let cap = if plan {
                 (landed + MARGIN_MS).saturating_sub(p.landed_ms)
+            } else if close.is_some() {
+                landed.saturating_sub(MARGIN_MS + p.landed_ms)
             } else {
                 u64::MAX
             };
