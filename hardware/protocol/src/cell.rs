@@ -164,7 +164,10 @@ impl PackedCells {
     /// shorter (the rest is not written).
     pub fn unpack_into(&self, out: &mut [Cell]) -> usize {
         let n = self.len().min(out.len());
-        for (chunk, &byte) in out[..n].chunks_mut(4).zip(self.bytes.iter()) {
+        let Some(out) = out.get_mut(..n) else {
+            return 0; // n ≤ out.len(): not reached
+        };
+        for (chunk, &byte) in out.chunks_mut(4).zip(self.bytes.iter()) {
             for (k, cell) in chunk.iter_mut().enumerate() {
                 *cell = Cell::from_bits(byte >> (2 * k));
             }
