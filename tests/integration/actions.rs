@@ -6,11 +6,12 @@ use smartgoban::sim::{NoiseModel, Speed};
 
 use crate::support::{rt, Rig, TEST_TOKEN};
 
-/// Black captures C3 with C2 and White replies at E5 before it is lifted: a missed capture
-/// (R18.2) stays open.
+/// Black captures C3 with C2 and White replies at E5 before it is lifted, and nobody lifts it
+/// for longer than the captor's patience: a missed capture (R18.2) stays open.
 const MISSED: &str = "size 9\n\
     at 0 place B C4\nat 500 place W C3\nat 1000 place B B3\nat 1500 place W G7\n\
-    at 2000 place B D3\nat 2500 place W G6\nat 3000 place B C2\nat 4000 place W E5\n";
+    at 2000 place B D3\nat 2500 place W G6\nat 3000 place B C2\nat 4000 place W E5\n\
+    at 7000 hand J9 0 20\n";
 
 async fn state(rig: &Rig) -> Value {
     rig.get_json("/api/v1/state", false).await

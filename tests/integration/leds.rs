@@ -754,12 +754,13 @@ fn a_missed_capture_lights_exactly_the_stones_to_lift_on_the_virtual_board() {
     use smartgoban::sim::{NoiseModel, Script, Source, Speed};
     rt().block_on(async {
         // White's C3 and D3... Black captures C3 with C2; White replies at E5 without the
-        // capture lifted (R18.2); nobody lifts it.
+        // capture lifted (R18.2); nobody lifts it (a hand passes far away later, past the
+        // captor's patience).
         let script = Script::parse(
             "size 9\n\
              at 0 place B C4\nat 500 place W C3\nat 1000 place B B3\nat 1500 place W G7\n\
              at 2000 place B D3\nat 2500 place W G6\nat 3000 place B C2\n\
-             at 4000 place W E5\n",
+             at 4000 place W E5\nat 7000 hand J9 0 20\n",
         )
         .unwrap();
         let rig = Rig::start(Source::Script(script), NoiseModel::Realistic, 5, Speed::Max).await;

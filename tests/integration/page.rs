@@ -61,7 +61,8 @@ fn the_live_page_shows_the_board_of_the_state_in_chromium() {
     rt().block_on(async {
         let script = "size 9\n\
             at 0 place B C4\nat 500 place W C3\nat 1000 place B B3\nat 1500 place W G7\n\
-            at 2000 place B D3\nat 2500 place W G6\nat 3000 place B C2\nat 4000 place W E5\n";
+            at 2000 place B D3\nat 2500 place W G6\nat 3000 place B C2\nat 4000 place W E5\n\
+    at 7000 hand J9 0 20\n";
         let rig = Rig::script(script, NoiseModel::Realistic, 4, Speed::Max).await;
         rig.wait_done().await;
         let state: Value = rig.get_json("/api/v1/state", false).await;
