@@ -81,12 +81,12 @@ impl Leds {
     }
 
     /// Renders the session's scene and shows it if it changed, is animated and due, or the
-    /// last write failed.
+    /// last write failed. `(now_ms, wire_ms)`: session time and the link's time.
     pub(super) fn refresh(
         &mut self,
         session: &Session,
         connection: &mut Connection,
-        now_ms: u64,
+        (now_ms, wire_ms): (u64, u64),
         storage_ok: bool,
     ) {
         let mut scene = session.led_scene();
@@ -116,7 +116,7 @@ impl Leds {
             }
         }
         if let Some(serial) = self.output.driver.take_serial_frame() {
-            connection.set_leds(serial, now_ms);
+            connection.set_leds(serial, wire_ms);
         }
         if changed {
             self.frame = Some(frame);
@@ -249,24 +249,24 @@ mod tests {
             )
             .unwrap();
         let mut conn = Connection::new(LinkConfig::default());
-        leds.refresh(&session, &mut conn, 0, true);
+        leds.refresh(&session, &mut conn, (0, 0), true);
         let snap = leds.snapshot(&conn).unwrap();
         assert_eq!(snap.delivery, "failed");
         assert_eq!(snap.error.as_deref(), Some("SPI: bus gone"));
         // The same frame, 50 scans later: not tried again before a second has passed.
         for t in (20..1000).step_by(20) {
-            leds.refresh(&session, &mut conn, t, true);
+            leds.refresh(&session, &mut conn, (t, t), true);
         }
         assert_eq!(calls.load(Ordering::Relaxed), 1);
         assert_eq!(leds.poll_timeout(), Some(1000));
-        leds.refresh(&session, &mut conn, 1000, true);
+        leds.refresh(&session, &mut conn, (1000, 1000), true);
         assert_eq!(calls.load(Ordering::Relaxed), 2);
-        leds.refresh(&session, &mut conn, 2000, true);
+        leds.refresh(&session, &mut conn, (2000, 2000), true);
         assert_eq!(calls.load(Ordering::Relaxed), 3);
         let snap = leds.snapshot(&conn).unwrap();
         assert_eq!((snap.delivery, snap.error), ("shown", None));
         // Steady frame on a device that does not animate: nothing more to do.
-        leds.refresh(&session, &mut conn, 3000, true);
+        leds.refresh(&session, &mut conn, (3000, 3000), true);
         assert_eq!(calls.load(Ordering::Relaxed), 3);
         assert_eq!(leds.poll_timeout(), None);
         // The link goes: the star points breathe, redrawn every 40 ms.
@@ -279,7 +279,7 @@ mod tests {
             )
             .unwrap();
         for t in (3000..=4000).step_by(20) {
-            leds.refresh(&session, &mut conn, t, true);
+            leds.refresh(&session, &mut conn, (t, t), true);
         }
         assert_eq!(calls.load(Ordering::Relaxed), 3 + 26);
     }

@@ -392,8 +392,16 @@ struct SessionTask {
 }
 
 impl SessionTask {
+    /// Session time, ms: [`SessionTask::wire_ms`] from `base_ms` (which a replayed history
+    /// moves on).
     fn now_ms(&self) -> u64 {
-        self.base_ms + self.start.elapsed().as_millis() as u64
+        self.base_ms + self.wire_ms()
+    }
+
+    /// The link's time, ms since the task started: real time only, so that a replayed
+    /// history, which moves session time on, is never taken for silence on the wire.
+    fn wire_ms(&self) -> u64 {
+        self.start.elapsed().as_millis() as u64
     }
 
     async fn run(
@@ -404,18 +412,23 @@ impl SessionTask {
     ) -> Result<(), DaemonError> {
         let mut last_snapshot = Instant::now();
         loop {
-            let deadline = [
-                self.connection.poll_timeout(),
-                self.session.poll_timeout(),
-                self.leds.as_ref().and_then(|l| l.poll_timeout()),
+            let (now, wire) = (self.now_ms(), self.wire_ms());
+            let sleep_for = [
+                self.connection
+                    .poll_timeout()
+                    .map(|d| d.saturating_sub(wire)),
+                self.session.poll_timeout().map(|d| d.saturating_sub(now)),
+                self.leds
+                    .as_ref()
+                    .and_then(|l| l.poll_timeout())
+                    .map(|d| d.saturating_sub(now)),
             ]
             .into_iter()
             .flatten()
-            .min();
-            let sleep_for = deadline
-                .map(|d| Duration::from_millis(d.saturating_sub(self.now_ms())))
-                .unwrap_or(REFRESH)
-                .min(REFRESH);
+            .min()
+            .map(Duration::from_millis)
+            .unwrap_or(REFRESH)
+            .min(REFRESH);
             let mut changed = false;
             tokio::select! {
                 ev = port_rx.recv() => match ev {
@@ -470,9 +483,14 @@ impl SessionTask {
                     changed = true;
                 },
                 _ = tokio::time::sleep(sleep_for) => {
-                    let now = self.now_ms();
-                    self.connection.handle_timeout(now);
-                    self.session.handle_timeout(now);
+                    // A service that was kept from running (a busy Pi) reads what the board
+                    // sent meanwhile before it times anything out: bytes waiting are no silence.
+                    while let Ok(ev) = port_rx.try_recv() {
+                        self.port_event(ev);
+                        changed |= self.pump()?;
+                    }
+                    self.connection.handle_timeout(self.wire_ms());
+                    self.session.handle_timeout(self.now_ms());
                 },
                 _ = shutdown.changed() => {
                     self.pump()?;
@@ -505,7 +523,7 @@ impl SessionTask {
     }
 
     fn port_event(&mut self, ev: PortEvent) {
-        let now = self.now_ms();
+        let now = self.wire_ms();
         // Also before the first pump (a session restored from its checkpoint): PROTOCOL.md §14.
         self.connection
             .set_resume_point(self.session.resume_point());
@@ -640,12 +658,12 @@ impl SessionTask {
     /// Returns whether where the frame stands changed (shown, acknowledged…), so the snapshot
     /// says so at once.
     fn refresh_leds(&mut self) -> bool {
-        let now = self.now_ms();
+        let (now, wire) = (self.now_ms(), self.wire_ms());
         let storage_ok = self.storage_alert().is_none();
         let Some(leds) = &mut self.leds else {
             return false;
         };
-        leds.refresh(&self.session, &mut self.connection, now, storage_ok);
+        leds.refresh(&self.session, &mut self.connection, (now, wire), storage_ok);
         while let Some(bytes) = self.connection.poll_transmit() {
             self.port.write(bytes);
         }

@@ -90,6 +90,8 @@ pub struct VirtualBoard {
     tx_seq: u8,
     /// A session is open: scans go to the host.
     streaming: bool,
+    /// The host has opened the history exchange of this session (a `HistoryOpen` came).
+    history_opened: bool,
     /// The protocol version of the session, once a `Hello` was accepted.
     session_version: Option<u8>,
     scan_counter: u32,
@@ -140,6 +142,7 @@ impl VirtualBoard {
             out: Vec::new(),
             tx_seq: 0,
             streaming: false,
+            history_opened: false,
             session_version: None,
             scan_counter: 0,
             last_scan_counter: 0,
@@ -165,6 +168,17 @@ impl VirtualBoard {
     /// Whether a session is open (scans go to the host).
     pub fn streaming(&self) -> bool {
         self.streaming
+    }
+
+    /// Whether the open session is of version 3 and the host has not sent its `HistoryOpen`
+    /// yet (PROTOCOL.md §14.5 step 1): the host has not caught up with the session.
+    pub fn awaits_history_open(&self) -> bool {
+        self.streaming && self.history_session() && !self.history_opened
+    }
+
+    /// Whether the next [`VirtualBoard::tick`] plays an unplug or a link fault.
+    pub fn link_fault_due(&self) -> bool {
+        self.replay.link_fault_due()
     }
 
     /// The protocol version of the open session.
@@ -251,6 +265,7 @@ impl VirtualBoard {
                 self.send_hello_ack(accepted);
                 // A new session on the board: counters restart (PROTOCOL.md §4).
                 self.streaming = accepted;
+                self.history_opened = false;
                 self.scan_counter = 0;
                 self.restart_counters();
             }
@@ -268,6 +283,7 @@ impl VirtualBoard {
             }
             // PROTOCOL.md §14.3: fix the span, answer with what the board holds.
             Message::HistoryOpen(open) if self.history_session() => {
+                self.history_opened = true;
                 let buttons = self.session_buttons;
                 if let Some(h) = self.history.as_mut() {
                     let info = h.open(open.boot_id, open.since_ms, buttons);
@@ -470,6 +486,7 @@ impl VirtualBoard {
         self.cut_next = false;
         self.bad_crc_next = false;
         self.leds = None;
+        self.history_opened = false;
         self.power_up();
         match kind {
             ResetKind::Silent => {

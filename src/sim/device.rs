@@ -212,6 +212,12 @@ pub fn spawn(actions: Vec<TimedAction>, config: DeviceConfig) -> io::Result<SimH
 /// away): 2 KiB, under the pty's 4 KiB line buffer, about 18 full 19×19 scans.
 const HOST_AWAY_BYTES: u32 = 2048;
 
+/// How long the host must have been quiet before a link fault at `--speed max`.
+const CATCH_UP_QUIET: Duration = Duration::from_millis(100);
+
+/// The longest a link fault at `--speed max` waits for the host.
+const CATCH_UP_LIMIT: Duration = Duration::from_secs(10);
+
 /// The pty pair: the device holds the master and keeps the slave open so the pty survives
 /// the service closing and reopening it.
 struct Port {
@@ -338,6 +344,9 @@ impl Device {
             // the game clock on board time that never was). It records them all the same.
             let host_away = matches!(speed, Speed::Factor(_))
                 && port.slave.bytes_to_read().unwrap_or(0) > HOST_AWAY_BYTES;
+            if speed == Speed::Max && self.board.link_fault_due() {
+                self.let_host_catch_up(&mut port)?;
+            }
             let board_ms = match self.board.tick(!host_away) {
                 Step::Unplug {
                     duration_ms,
@@ -413,6 +422,36 @@ impl Device {
         Ok(())
     }
 
+    /// At `--speed max` board time runs far ahead of the host's real time: before a link fault
+    /// the board lets the host catch up, as it would have in real time. It answers the host's
+    /// frames until the host has read everything sent (a hang-up discards unread input), has
+    /// opened the history exchange of a version-3 session, and has sent nothing for
+    /// [`CATCH_UP_QUIET`] (at most [`CATCH_UP_LIMIT`] in all: a host that is not there
+    /// is not waited for).
+    fn let_host_catch_up(&mut self, port: &mut Port) -> io::Result<()> {
+        let deadline = Instant::now() + CATCH_UP_LIMIT;
+        let mut quiet_since = Instant::now();
+        let mut buf = [0u8; 512];
+        while !self.stop.load(Ordering::Relaxed) && Instant::now() < deadline {
+            let waiting = port.master.bytes_to_read().unwrap_or(0);
+            if waiting > 0 {
+                if let Ok(n) = port.master.read(&mut buf) {
+                    self.board.handle_bytes(&buf[..n]);
+                    self.flush(port)?;
+                }
+                quiet_since = Instant::now();
+                continue;
+            }
+            if port.slave.bytes_to_read().unwrap_or(0) > 0 || self.board.awaits_history_open() {
+                quiet_since = Instant::now();
+            } else if quiet_since.elapsed() >= CATCH_UP_QUIET {
+                break;
+            }
+            thread::sleep(Duration::from_millis(5));
+        }
+        Ok(())
+    }
+
     /// The cable is pulled: the pty disappears for `duration_ms` of board time (the board keeps
     /// its stones, players may keep playing; a version-3 board, on its own power, keeps
     /// scanning and recording), then a new pty appears under the same symlink and the board
@@ -428,22 +467,6 @@ impl Device {
         new_node: bool,
     ) -> io::Result<Port> {
         let link = self.config.link.clone();
-        if speed == Speed::Max {
-            // Board time has run ahead of the host: let the service read what was sent before
-            // the cable goes (a hang-up discards unread input), as it would have in real time.
-            // Written bytes reach the slave's queue a moment later, so the queue must stay
-            // empty for a while.
-            let deadline = Instant::now() + Duration::from_secs(5);
-            let mut quiet = 0;
-            while quiet < 5 && Instant::now() < deadline {
-                thread::sleep(Duration::from_millis(10));
-                if port.slave.bytes_to_read().unwrap_or(0) == 0 {
-                    quiet += 1;
-                } else {
-                    quiet = 0;
-                }
-            }
-        }
         let next = if new_node {
             Some(Port::open_pair()?)
         } else {

@@ -76,6 +76,20 @@ impl Source {
             Source::Script(s) => (s.actions.clone(), None),
         }
     }
+
+    /// The scans a board takes of [`Source::timeline_with`] in one uninterrupted session
+    /// ([`Replay::into_scans`], with [`TAIL_MS`] after the last action).
+    pub fn scans(
+        &self,
+        noise: &NoiseParams,
+        seed: u64,
+        options: &player::PlayerOptions,
+    ) -> Vec<smartgoban_protocol::Scan> {
+        let (actions, _) = self.timeline_with(noise, seed, options);
+        let size = smartgoban_protocol::BoardSize::new(self.setup().size())
+            .unwrap_or(smartgoban_protocol::BoardSize::NINETEEN);
+        Replay::new(actions, size, noise, seed).into_scans(TAIL_MS)
+    }
 }
 
 /// How the virtual board plays a source (the `--noise`, `--seed` and `--speed` flags).

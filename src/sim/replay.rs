@@ -9,7 +9,7 @@ use super::noise::NoiseParams;
 use super::physics::Physics;
 use super::player::SCAN_MS;
 use crate::rules::Color;
-use smartgoban_protocol::{BoardSize, Button, ButtonCounters, PackedCells, Side};
+use smartgoban_protocol::{BoardSize, Button, ButtonCounters, PackedCells, Scan, Side};
 
 /// What one scan period brings.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -74,6 +74,16 @@ impl Replay {
         self.buttons = ButtonCounters::ZERO;
     }
 
+    /// Whether the next [`Replay::tick`] brings an unplug or a link fault (one is due now).
+    pub fn link_fault_due(&self) -> bool {
+        self.actions
+            .get(self.next_action..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(|a| a.at_ms <= self.board_ms)
+            .any(|a| matches!(a.action, Action::Unplug { .. } | Action::Fault(_)))
+    }
+
     /// Applies the actions due now and reads the sensors, then moves on one scan period.
     pub fn tick(&mut self) -> Tick {
         while let Some(a) = self.actions.get(self.next_action) {
@@ -97,6 +107,29 @@ impl Replay {
         };
         self.board_ms += SCAN_MS;
         tick
+    }
+
+    /// Plays the timeline out (every action, then `tail_ms` more) as a board in one session
+    /// that nothing interrupts: its scans, counted from 0 as a session counts them (PROTOCOL.md
+    /// §5.3). Unplugs and link faults are passed over.
+    pub fn into_scans(mut self, tail_ms: u64) -> Vec<Scan> {
+        let mut scans = Vec::new();
+        while !self.is_played_out(tail_ms) {
+            if let Tick::Scan {
+                board_ms,
+                buttons,
+                cells,
+            } = self.tick()
+            {
+                scans.push(Scan {
+                    scan_counter: scans.len() as u32,
+                    board_ms: board_ms as u32,
+                    buttons,
+                    cells,
+                });
+            }
+        }
+        scans
     }
 
     /// The board is off the wire for `duration_ms`: what happens meanwhile happens on the
