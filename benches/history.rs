@@ -11,24 +11,19 @@ use std::time::Instant;
 
 use smartgoban::cli::source::BUILTIN_GAME;
 use smartgoban::rules::GameRecord;
-use smartgoban::session::{
-    BoardChange, BoardHistory, HistoryStatus, Input, LinkInfo, Session, SessionConfig,
-};
+use smartgoban::session::{BoardChange, BoardHistory, Input, LinkInfo, Session, SessionConfig};
 use smartgoban::sim::player::PlayerOptions;
-use smartgoban::sim::{NoiseModel, Replay, Source, Tick, TAIL_MS};
-use smartgoban_protocol::{BoardSize, Cell, Scan};
+use smartgoban::sim::{NoiseModel, Source};
+use smartgoban_protocol::Cell;
 
 const BOOT: u32 = 0x0b00_7001;
 
+/// A 19×19 board of protocol version 3 (boot [`BOOT`]), its history not asked yet.
 fn info() -> LinkInfo {
     LinkInfo {
-        board_size: 19,
-        firmware_version: 1,
-        device_id: 7,
-        scan_rate_hz: 50,
         protocol_version: 3,
         boot_id: Some(BOOT),
-        history: HistoryStatus::NotAsked,
+        ..LinkInfo::DEFAULT
     }
 }
 
@@ -36,30 +31,12 @@ fn main() {
     let record = GameRecord::from_sgf_bytes(BUILTIN_GAME).unwrap();
     let moves = record.moves.len();
     let source = Source::Record(record);
-    let params = NoiseModel::Realistic.params();
     let options = PlayerOptions {
         press_clock: true,
         injection: None,
     };
-    let (actions, _) = source.timeline_with(&params, 1, &options);
-    let mut replay = Replay::new(actions, BoardSize::NINETEEN, &params, 1);
     // the scans the board took; its history of all but the first
-    let mut scans = Vec::new();
-    while !replay.is_played_out(TAIL_MS) {
-        if let Tick::Scan {
-            board_ms,
-            buttons,
-            cells,
-        } = replay.tick()
-        {
-            scans.push(Scan {
-                scan_counter: scans.len() as u32,
-                board_ms: board_ms as u32,
-                buttons,
-                cells,
-            });
-        }
-    }
+    let scans = source.scans(&NoiseModel::Realistic.params(), 1, &options);
     let first = scans[0];
     let history = BoardHistory::of_scans(BOOT, &first, &scans[1..]);
     let last_ms = history.until_ms;

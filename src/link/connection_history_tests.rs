@@ -10,7 +10,7 @@ use super::tests::{ack, events, frame_bytes, sent, up};
 use super::*;
 use crate::sim::board::{BoardConfig, Step, VirtualBoard};
 use crate::sim::player::SCAN_MS;
-use crate::sim::{NoiseModel, Replay, Script, Tick};
+use crate::sim::{NoiseModel, Replay, Script};
 use smartgoban_protocol::{
     BoardSize, Button, ButtonCounters, Cell, HelloAck, HistoryEntry, PackedCells, Side,
 };
@@ -28,31 +28,22 @@ fn truth(
     noise: NoiseModel,
     seed: u64,
 ) -> Truth {
-    let mut replay = Replay::new(actions.to_vec(), size, &noise.params(), seed);
     let mut t = Truth {
         scans: Vec::new(),
         presses: Vec::new(),
     };
     let mut prev = ButtonCounters::ZERO;
-    while !replay.is_played_out(crate::sim::TAIL_MS) {
-        if let Tick::Scan {
-            board_ms,
-            buttons,
-            cells,
-        } = replay.tick()
-        {
-            let clock = board_ms as u32;
-            let d = buttons.presses_since(&prev);
-            prev = buttons;
-            for button in [Button::Pass, Button::Resign, Button::Clock] {
-                for side in [Side::Black, Side::White] {
-                    for _ in 0..d.get(button, side) {
-                        t.presses.push((clock, button, side));
-                    }
-                }
+    for scan in
+        Replay::new(actions.to_vec(), size, &noise.params(), seed).into_scans(crate::sim::TAIL_MS)
+    {
+        let d = scan.buttons.presses_since(&prev);
+        prev = scan.buttons;
+        for (button, side) in ButtonCounters::ORDER {
+            for _ in 0..d.get(button, side) {
+                t.presses.push((scan.board_ms, button, side));
             }
-            t.scans.push((clock, cells));
         }
+        t.scans.push((scan.board_ms, scan.cells));
     }
     t
 }
@@ -788,9 +779,9 @@ fn a_link_lost_during_the_transfer_starts_over_at_the_next_handshake() {
     assert!(matches!(&events(&mut c)[..], [LinkEvent::Down { .. }]));
 }
 
-#[test]
-fn a_broken_history_is_not_replayed() {
-    // A point entry whose `from` is not the reading (the base is empty: from must be Empty).
+/// What a version-3 connection tells the session once the board has answered its
+/// `HistoryOpen` with the span 1 000–3 000 ms and sent `chunk`.
+fn after_one_chunk(chunk: HistoryChunk) -> Vec<LinkEvent> {
     let mut c = v3(KNOWN);
     c.handle_bytes(
         &frame_bytes(
@@ -799,65 +790,39 @@ fn a_broken_history_is_not_replayed() {
         ),
         20,
     );
-    let mut chunk = HistoryChunk::new(1_000, 0, 1_000);
-    chunk
-        .push(HistoryEntry {
-            event: HistoryEvent::Point {
-                index: 3,
-                from: Cell::Black,
-                to: Cell::White,
-            },
-            dt_ms: 20,
-        })
-        .unwrap();
     c.handle_bytes(&frame_bytes(2, Message::HistoryChunk(chunk)), 30);
-    assert!(
-        matches!(&events(&mut c)[..], [LinkEvent::Up(i)] if i.history == HistoryStatus::NoAnswer)
-    );
-    // A point off a 9×9 board, an entry after until_ms.
-    for (index, dt_ms) in [(81, 20), (3, 5_000)] {
-        let mut c = v3(KNOWN);
-        c.handle_bytes(
-            &frame_bytes(
-                1,
-                Message::HistoryInfo(info(InfoStatus::Ok, 1_000, 3_000, 1, 0)),
-            ),
-            20,
-        );
+    events(&mut c)
+}
+
+#[test]
+fn a_broken_history_is_not_replayed() {
+    // A point entry whose `from` is not the reading (the base is empty: from must be Empty),
+    // a point off a 9×9 board, an entry after until_ms.
+    for (index, from, dt_ms) in [
+        (3, Cell::Black, 20),
+        (81, Cell::Empty, 20),
+        (3, Cell::Empty, 5_000),
+    ] {
         let mut chunk = HistoryChunk::new(1_000, 0, 1_000);
         chunk
             .push(HistoryEntry {
                 event: HistoryEvent::Point {
                     index,
-                    from: Cell::Empty,
+                    from,
                     to: Cell::White,
                 },
                 dt_ms,
             })
             .unwrap();
-        c.handle_bytes(&frame_bytes(2, Message::HistoryChunk(chunk)), 30);
         assert!(
-            matches!(&events(&mut c)[..], [LinkEvent::Up(i)] if i.history == HistoryStatus::NoAnswer)
+            matches!(&after_one_chunk(chunk)[..], [LinkEvent::Up(i)] if i.history == HistoryStatus::NoAnswer),
+            "point {index} from {from:?} at +{dt_ms} ms"
         );
     }
     // A Lost chunk: the board overwrote the span meanwhile.
-    let mut c = v3(KNOWN);
-    c.handle_bytes(
-        &frame_bytes(
-            1,
-            Message::HistoryInfo(info(InfoStatus::Ok, 1_000, 3_000, 1, 0)),
-        ),
-        20,
-    );
-    c.handle_bytes(
-        &frame_bytes(
-            2,
-            Message::HistoryChunk(HistoryChunk::refused(1_000, ChunkStatus::Lost, 0, 2_500)),
-        ),
-        30,
-    );
+    let lost = HistoryChunk::refused(1_000, ChunkStatus::Lost, 0, 2_500);
     assert!(
-        matches!(&events(&mut c)[..], [LinkEvent::Up(i)] if i.history == HistoryStatus::Lost { oldest_ms: 2_500 })
+        matches!(&after_one_chunk(lost)[..], [LinkEvent::Up(i)] if i.history == HistoryStatus::Lost { oldest_ms: 2_500 })
     );
 }
 

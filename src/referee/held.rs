@@ -230,13 +230,7 @@ impl Referee {
         let grid = self.last_grid.clone().unwrap_or_else(|| amb.grid.clone());
         let at = self.now_ms;
         let times = times_now(&grid, at);
-        let obs = Observation {
-            grid: &grid,
-            at_ms: at,
-            times: &times,
-            touched: &[],
-            complete: true,
-        };
+        let obs = Observation::judged_now(&grid, at, &times);
         self.record_way(&way, obs);
         self.on_board(obs);
         Ok(())

@@ -432,15 +432,7 @@ impl Referee {
         let Some(overdue) = self.overdue.take() else {
             return;
         };
-        let still: Vec<Point> = overdue
-            .points
-            .iter()
-            .copied()
-            .filter(|&p| {
-                self.pending.iter().any(|&(q, _)| q == p)
-                    && obs.grid.get(p).is_some_and(|c| c != overdue.captor)
-            })
-            .collect();
+        let still = self.still_on_board(&overdue, obs.grid);
         if still.is_empty() {
             return;
         }
@@ -522,15 +514,24 @@ impl Referee {
         let Some(grid) = self.last_grid.clone() else {
             return;
         };
-        let still: Vec<Point> = overdue
-            .points
-            .iter()
-            .copied()
-            .filter(|&p| self.pending.iter().any(|&(q, _)| q == p))
-            .collect();
+        let still = self.still_on_board(&overdue, &grid);
         if !still.is_empty() {
             self.flag_missed_captures(overdue.captor, still, &grid);
         }
+    }
+
+    /// The overdue captured stones still on `grid`: still pending, and not a stone of the
+    /// captor's colour since (put on the point after it was lifted).
+    fn still_on_board(&self, overdue: &Overdue, grid: &StoneGrid) -> Vec<Point> {
+        overdue
+            .points
+            .iter()
+            .copied()
+            .filter(|&p| {
+                self.pending.iter().any(|&(q, _)| q == p)
+                    && grid.get(p).is_some_and(|c| c != overdue.captor)
+            })
+            .collect()
     }
 
     fn flag_missed_captures(&mut self, captor: Color, left: Vec<Point>, grid: &StoneGrid) {

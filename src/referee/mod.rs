@@ -127,7 +127,19 @@ pub struct Observation<'a> {
     pub complete: bool,
 }
 
-impl Observation<'_> {
+impl<'a> Observation<'a> {
+    /// A complete board judged at `at_ms` outside the scans (a ruling, the referee's choice,
+    /// a new game), nothing touched; `times` from [`times_now`].
+    pub fn judged_now(grid: &'a StoneGrid, at_ms: u64, times: &'a [PointTimes]) -> Self {
+        Observation {
+            grid,
+            at_ms,
+            times,
+            touched: &[],
+            complete: true,
+        }
+    }
+
     /// The times of the point `p`'s last change (the board's time if unknown).
     fn times_of(&self, p: Point) -> PointTimes {
         self.times

@@ -126,13 +126,7 @@ impl Referee {
             // down by the press it answers, if that came first
             let at = self.now_ms.min(at_ms);
             let times = times_now(&grid, at);
-            let obs = Observation {
-                grid: &grid,
-                at_ms: at,
-                times: &times,
-                touched: &[],
-                complete: true,
-            };
+            let obs = Observation::judged_now(&grid, at, &times);
             let fresh = step.captured.clone();
             let tally = self.tally_after(step, &grid);
             self.record_steps(std::slice::from_ref(step), obs);

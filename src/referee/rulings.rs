@@ -216,13 +216,7 @@ impl Referee {
                     };
                     let at = self.now_ms;
                     let times = times_now(&grid, at);
-                    let obs = Observation {
-                        grid: &grid,
-                        at_ms: at,
-                        times: &times,
-                touched: &[],
-                complete: true,
-                    };
+                    let obs = Observation::judged_now(&grid, at, &times);
                     self.record_steps(std::slice::from_ref(&step), obs);
                     self.note_on_last(&format!("{} ({}): accepted as played by the referee", v.code.as_str(), v.clause));
                     self.close(id, "accepted");
@@ -284,13 +278,7 @@ impl Referee {
         if let Some(grid) = self.last_grid.clone() {
             let at = self.now_ms;
             let times = times_now(&grid, at);
-            self.on_board(Observation {
-                grid: &grid,
-                at_ms: at,
-                times: &times,
-                touched: &[],
-                complete: true,
-            });
+            self.on_board(Observation::judged_now(&grid, at, &times));
         }
     }
 

@@ -760,13 +760,8 @@ impl Session {
                         // the stones already down are no moves of the new game: no order
                         let times = crate::referee::times_now(&grid, now);
                         self.drain_referee();
-                        self.referee.on_board(Observation {
-                            grid: &grid,
-                            at_ms: now,
-                            times: &times,
-                            touched: &[],
-                            complete: true,
-                        });
+                        self.referee
+                            .on_board(Observation::judged_now(&grid, now, &times));
                     }
                 }
             }

@@ -151,14 +151,7 @@ fn arb_step() -> impl Strategy<Value = Step> {
         })
 }
 
-const PRESSES: [(Button, Side); 6] = [
-    (Button::Pass, Side::Black),
-    (Button::Pass, Side::White),
-    (Button::Resign, Side::Black),
-    (Button::Resign, Side::White),
-    (Button::Clock, Side::Black),
-    (Button::Clock, Side::White),
-];
+const PRESSES: [(Button, Side); 6] = ButtonCounters::ORDER;
 
 /// Plays `steps` into a ring of `B` blocks from board time `start`; returns what it saw.
 fn play<const B: usize>(h: &mut History<B>, start: u32, steps: &[Step]) -> Vec<Seen> {

@@ -47,6 +47,17 @@ impl ButtonCounters {
     /// Bytes on the wire: six `u8`.
     pub const WIRE_LEN: usize = 6;
 
+    /// The six buttons in wire order (§5.3 payload offsets 9..=14), which is also the order
+    /// of the press codes of the board's history (§14.2).
+    pub const ORDER: [(Button, Side); 6] = [
+        (Button::Pass, Side::Black),
+        (Button::Pass, Side::White),
+        (Button::Resign, Side::Black),
+        (Button::Resign, Side::White),
+        (Button::Clock, Side::Black),
+        (Button::Clock, Side::White),
+    ];
+
     /// All counters at zero, as after a `HelloAck`.
     pub const ZERO: ButtonCounters = ButtonCounters {
         pass_black: 0,

@@ -761,15 +761,8 @@ mod tests {
 
     #[test]
     fn press_codes_follow_the_counter_order() {
-        let codes: [u16; 6] = [
-            (Button::Pass, Side::Black),
-            (Button::Pass, Side::White),
-            (Button::Resign, Side::Black),
-            (Button::Resign, Side::White),
-            (Button::Clock, Side::Black),
-            (Button::Clock, Side::White),
-        ]
-        .map(|(button, side)| HistoryEvent::Press { button, side }.code());
+        let codes: [u16; 6] =
+            ButtonCounters::ORDER.map(|(button, side)| HistoryEvent::Press { button, side }.code());
         assert_eq!(codes, [504, 505, 506, 507, 508, 509]);
         assert_eq!(HistoryEvent::Filler.code(), 511);
     }

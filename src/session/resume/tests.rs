@@ -7,8 +7,8 @@ use crate::event::Event;
 use crate::rules::GameRecord;
 use crate::session::{Input, SessionConfig};
 use crate::sim::player::PlayerOptions;
-use crate::sim::{NoiseModel, Replay, Source, Tick, TAIL_MS};
-use smartgoban_protocol::{BoardSize, ButtonCounters, Scan};
+use crate::sim::{NoiseModel, Source};
+use smartgoban_protocol::{ButtonCounters, Scan};
 
 const BOOT: u32 = 0x0b00_7001;
 
@@ -18,43 +18,20 @@ fn scans(noise: NoiseModel, seed: u64, moves: usize) -> (Source, Vec<Scan>) {
     let mut record = GameRecord::from_sgf_bytes(BUILTIN_GAME).unwrap();
     record.moves.truncate(moves);
     let source = Source::Record(record);
-    let params = noise.params();
     let options = PlayerOptions {
         press_clock: true,
         injection: None,
     };
-    let (actions, _) = source.timeline_with(&params, seed, &options);
-    let mut replay = Replay::new(actions, BoardSize::NINETEEN, &params, seed);
-    let mut out = Vec::new();
-    let mut counter = 0;
-    while !replay.is_played_out(TAIL_MS) {
-        if let Tick::Scan {
-            board_ms,
-            buttons,
-            cells,
-        } = replay.tick()
-        {
-            out.push(Scan {
-                scan_counter: counter,
-                board_ms: board_ms as u32,
-                buttons,
-                cells,
-            });
-            counter += 1;
-        }
-    }
-    (source, out)
+    let scans = source.scans(&noise.params(), seed, &options);
+    (source, scans)
 }
 
+/// A 19×19 board of protocol version 3 (boot [`BOOT`]), its history not asked yet.
 fn info() -> LinkInfo {
     LinkInfo {
-        board_size: 19,
-        firmware_version: 1,
-        device_id: 7,
-        scan_rate_hz: 50,
         protocol_version: 3,
         boot_id: Some(BOOT),
-        history: HistoryStatus::NotAsked,
+        ..LinkInfo::DEFAULT
     }
 }
 

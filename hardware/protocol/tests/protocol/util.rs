@@ -198,14 +198,7 @@ pub fn sample_frames() -> Vec<Frame> {
 
 /// Every history event kind in turn, deterministic from `i`.
 pub fn sample_event(i: usize) -> HistoryEvent {
-    const PRESSES: [(Button, Side); 6] = [
-        (Button::Pass, Side::Black),
-        (Button::Pass, Side::White),
-        (Button::Resign, Side::Black),
-        (Button::Resign, Side::White),
-        (Button::Clock, Side::Black),
-        (Button::Clock, Side::White),
-    ];
+    const PRESSES: [(Button, Side); 6] = ButtonCounters::ORDER;
     match i % 9 {
         0..=5 => {
             let from = Cell::from_bits((i % 4) as u8);
