@@ -52,6 +52,105 @@ impl Referee {
         });
     }
 
+    /// R17.3: the last move captured, and the board shows the position before it coming back —
+    /// its stone lifted, none, some or all of the stones it captured back on their points (put
+    /// back by either player, in any order), everything else as recorded. A committed move:
+    /// one `takeback`, whose fix is the capture's position again (the stone back, the captured
+    /// stones off); the record keeps the move until the referee accepts the takeback, and
+    /// the capture played again is that fix, no new move (nor a ko). A move not yet committed
+    /// is withdrawn once the position before it is back (a stone picked up again before the
+    /// move was complete); on the way there, nothing is judged.
+    ///
+    /// Not a takeback: in a ko (R20.1), the captured stone put down again before the
+    /// capturing stone was lifted is the opponent's retake, judged as a move.
+    pub(super) fn takeback_of_capture(&mut self, obs: Observation<'_>) -> bool {
+        let Some(last) = self.last.clone() else {
+            return false;
+        };
+        let Some(at) = last.point else {
+            return false;
+        };
+        if obs.grid.get(at).is_some() {
+            return false;
+        }
+        let victim = last.color.opposite();
+        let mut before = self.game.clone();
+        if !before.undo() {
+            return false;
+        }
+        let board = self.game.board();
+        let captured: Vec<Point> = before
+            .board()
+            .stones()
+            .filter(|&(p, c)| c == victim && board.get(p).is_none())
+            .map(|(p, _)| p)
+            .collect();
+        if captured.is_empty() {
+            return false;
+        }
+        let mut returned = Vec::new();
+        for (p, sensed) in obs.grid.iter() {
+            if p == at {
+                continue;
+            }
+            if captured.contains(&p) {
+                match sensed {
+                    None => {}
+                    Some(c) if c == victim => returned.push(p),
+                    Some(_) => return false,
+                }
+                continue;
+            }
+            let as_recorded = sensed == board.get(p)
+                || sensed.is_some_and(|c| self.pending.contains(&(p, c)))
+                || (sensed.is_none() && self.pending.iter().any(|&(q, _)| q == p));
+            if !as_recorded {
+                return false;
+            }
+        }
+        if let [x] = returned[..] {
+            let (put, lifted) = (obs.times_of(x), obs.times_of(at));
+            let put_back_after_capture = put.seen_ms > last.placed_at;
+            if self.game.ko() == Some(x) && put_back_after_capture && put.seen_ms <= lifted.left_ms
+            {
+                return false; // the retake of the ko: a move (R20.1)
+            }
+        }
+        if !last.committed {
+            // withdrawn once the position before it is back; until then nothing is judged
+            self.adjust_last_move(obs);
+            return true;
+        }
+        let detail = format!(
+            "{} took back its capture at {}{}: put the stone back on {} and the captured stones off again",
+            last.color.as_str(),
+            self.gtp(at),
+            if returned.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    ", {} of the {} captured stones put back",
+                    returned.len(),
+                    captured.len()
+                )
+            },
+            self.gtp(at)
+        );
+        let fix = BoardDiff {
+            restore: vec![(at, last.color)],
+            remove: captured,
+        };
+        self.flag_once(
+            ViolationCode::Takeback,
+            last.color,
+            vec![at],
+            detail,
+            obs.grid,
+            fix,
+        );
+        true
+    }
+
     /// Points that show a stone of the other colour than the record: a sensor anomaly (or a
     /// stacked stone). Set them aside and explain the rest.
     pub(super) fn set_aside_anomalies(&mut self, obs: Observation<'_>) -> bool {

@@ -79,6 +79,9 @@ impl Referee {
         if let Some(held) = self.ambiguous.clone() {
             return self.judge_after_held(&held, obs);
         }
+        if self.takeback_of_capture(obs) {
+            return true;
+        }
         let verdict = explain_timed(
             &self.game,
             &self.pending,
@@ -103,6 +106,9 @@ impl Referee {
             if self.judge_after_held(&held, obs) {
                 return;
             }
+        }
+        if self.takeback_of_capture(obs) {
+            return;
         }
         let verdict = explain_timed(
             &self.game,

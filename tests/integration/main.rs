@@ -20,3 +20,4 @@ mod recovery;
 mod referee;
 mod serial_faults;
 mod support;
+mod takeback;

@@ -5,6 +5,8 @@
 use super::*;
 use crate::event::EventKind;
 
+mod takeback;
+
 const B: Color = Color::Black;
 const W: Color = Color::White;
 
