@@ -29,8 +29,12 @@ impl Referee {
         let phase = self.phase;
         match phase {
             // R21.3: once the game is over nothing on the board changes the record. While
-            // paused, the board is judged on resumption.
-            Phase::Finished | Phase::Paused => return,
+            // paused, the board is judged on resumption (in the order its times give).
+            Phase::Finished => return,
+            Phase::Paused => {
+                self.paused_times = obs.times.to_vec();
+                return;
+            }
             Phase::Scoring if self.scoring_board(obs) => {
                 self.refresh_guidance(obs.grid);
                 return;

@@ -324,6 +324,10 @@ pub struct Referee {
     partial_since: Option<u64>,
     now_ms: u64,
     last_grid: Option<StoneGrid>,
+    /// The times of the last board seen while paused (one per point, dense index): the order
+    /// in which stones put down meanwhile were played (R22.8). Empty outside a pause.
+    #[serde(default)]
+    paused_times: Vec<PointTimes>,
     #[serde(default)]
     events: Events,
     stats: RefereeStats,
@@ -399,6 +403,7 @@ impl Referee {
             prev_board_ms: 0,
             now_ms: 0,
             last_grid: None,
+            paused_times: Vec::new(),
             events: Events::default(),
             stats: RefereeStats::default(),
         };

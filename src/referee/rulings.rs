@@ -102,36 +102,51 @@ impl Referee {
     }
 
     /// Stones that went down while the clock was stopped (R22.8) are no moves until the
-    /// referee accepts them: flagged, set aside (their fix is to lift them).
+    /// referee accepts them: flagged once, each named with its colour in the order played (the
+    /// board's times), and set aside (their fix is to lift them).
     pub(super) fn flag_played_while_paused(&mut self, grid: &StoneGrid) {
-        let steps = match explain(&self.game, &self.pending, grid) {
-            Verdict::Moves { steps, .. } => steps,
-            Verdict::OutOfTurn { step, .. } => vec![step],
-            Verdict::Illegal { color, point, .. } => vec![Step {
-                color,
-                point,
-                captured: Vec::new(),
-                hidden: false,
-            }],
-            _ => return,
-        };
-        let points: Vec<Point> = steps.iter().map(|s| s.point).collect();
+        let board = self.game.board();
+        let size = self.size();
+        let mut stones: Vec<(u64, Point, Color)> = grid
+            .iter()
+            .filter_map(|(p, sensed)| {
+                let c = sensed?;
+                let new = board.get(p).is_none() && !self.pending.contains(&(p, c));
+                let seen = self
+                    .paused_times
+                    .get(p.index(size))
+                    .map_or(0, |t| t.seen_ms);
+                new.then_some((seen, p, c))
+            })
+            .collect();
+        if stones.is_empty() {
+            return;
+        }
+        stones.sort_by_key(|&(seen, p, _)| (seen, p.index(size)));
+        let points: Vec<Point> = stones.iter().map(|&(_, p, _)| p).collect();
+        let named: Vec<String> = stones
+            .iter()
+            .map(|&(_, p, c)| format!("{} {}", c.as_str(), self.gtp(p)))
+            .collect();
         let detail = format!(
-            "{} played {} while the clock was stopped: it counts once the referee accepts it",
-            steps[0].color.as_str(),
-            points
-                .iter()
-                .map(|&p| self.gtp(p))
-                .collect::<Vec<_>>()
-                .join(" ")
+            "{} {} put down while the clock was stopped: {} once the referee accepts {}",
+            named.join(", "),
+            if named.len() == 1 { "was" } else { "were" },
+            if named.len() == 1 {
+                "it counts"
+            } else {
+                "they count, in this order,"
+            },
+            if named.len() == 1 { "it" } else { "them" },
         );
         let fix = BoardDiff {
             restore: Vec::new(),
             remove: points.clone(),
         };
+        let color = stones[0].2;
         self.flag(
             ViolationCode::PlayedWhilePaused,
-            steps[0].color,
+            color,
             points,
             detail,
             grid,
@@ -225,9 +240,18 @@ impl Referee {
                 }
                 ViolationCode::Takeback => self.accept_takeback(&v),
                 ViolationCode::PlayedWhilePaused => {
-                    // the stones are judged as played now
+                    // the stones are judged as played, in the order the board's times give
                     self.close(id, "accepted");
-                    self.rejudge_last_board();
+                    let times = std::mem::take(&mut self.paused_times);
+                    if let Some(grid) = self.last_grid.clone() {
+                        let n = usize::from(grid.size()).pow(2);
+                        let times = if times.len() == n {
+                            times
+                        } else {
+                            times_now(&grid, self.now_ms)
+                        };
+                        self.on_board(Observation::judged_now(&grid, self.now_ms, &times));
+                    }
                     Ok(())
                 }
                 ViolationCode::MovedStone | ViolationCode::BoardDisturbed => {

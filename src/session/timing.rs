@@ -572,4 +572,103 @@ mod tests {
             .iter()
             .any(|e| matches!(e, EventKind::Result { reason: "time", .. })));
     }
+
+    /// R22.8: stones of both colours put down while the referee had the clock stopped, then
+    /// accepted: flagged once with each stone's colour, recorded in the order they were played,
+    /// and no time charged for the pause — with a time control and without.
+    #[test]
+    fn stones_of_both_colours_played_during_a_pause_are_recorded_in_their_order_once_accepted() {
+        for time in [Some("main=10m"), None] {
+            let mut t = match time {
+                Some(time) => Table::new(time),
+                None => {
+                    let mut s =
+                        Session::new(SessionConfig::default(), &GameSetup::even(9)).unwrap();
+                    s.handle_input(Input::LinkUp(NINE), 0).unwrap();
+                    let mut t = Table {
+                        s,
+                        cells: PackedCells::new(BoardSize::NINE),
+                        t: 0,
+                        events: Vec::new(),
+                    };
+                    t.run(200);
+                    t
+                }
+            };
+            t.set("E5", Cell::Black);
+            if time.is_some() {
+                t.press(Color::Black);
+            }
+            t.set("C3", Cell::White);
+            if time.is_some() {
+                t.press(Color::White);
+            }
+            t.run(3_500);
+            t.command(Command::Pause);
+            let black_before = time.map(|_| t.reading(Color::Black).main_ms);
+            for (p, c) in [
+                ("G7", Cell::Black),
+                ("C7", Cell::White),
+                ("G3", Cell::Black),
+                ("D5", Cell::White),
+            ] {
+                t.set(p, c);
+                t.run(700);
+            }
+            t.run(60_000);
+            t.command(Command::Resume);
+            t.run(300);
+            let paused: Vec<_> =
+                t.s.referee()
+                    .violations()
+                    .iter()
+                    .filter(|v| v.open && v.code == crate::rules::ViolationCode::PlayedWhilePaused)
+                    .cloned()
+                    .collect();
+            assert_eq!(
+                paused.len(),
+                1,
+                "{time:?}: {:?}",
+                t.s.referee().violations()
+            );
+            let detail = &paused[0].detail;
+            for named in ["black G7", "white C7", "black G3", "white D5"] {
+                assert!(detail.contains(named), "{time:?}: {detail}");
+            }
+            assert!(
+                !t.events
+                    .iter()
+                    .any(|e| matches!(e, EventKind::Ambiguous { .. })),
+                "{time:?}"
+            );
+            t.command(Command::Resolve {
+                id: paused[0].id,
+                ruling: Ruling::AcceptAsPlayed,
+            });
+            t.run(300);
+            let moves: Vec<String> =
+                t.s.record()
+                    .moves
+                    .iter()
+                    .map(|m| format!("{}{}", m.color.sgf_letter(), m.point.unwrap().to_gtp(9)))
+                    .collect();
+            assert_eq!(
+                moves,
+                ["BE5", "WC3", "BG7", "WC7", "BG3", "WD5"],
+                "{time:?}"
+            );
+            let open: Vec<_> =
+                t.s.referee()
+                    .violations()
+                    .iter()
+                    .filter(|v| v.open)
+                    .collect();
+            assert!(open.is_empty(), "{time:?}: {open:?}");
+            if let Some(before) = black_before {
+                // Black's time: nothing for the pause (60 s), at most the 300 ms after it
+                let after = t.reading(Color::Black).main_ms;
+                assert!(before - after <= 1_000, "{before} → {after}");
+            }
+        }
+    }
 }

@@ -664,3 +664,88 @@ fn presses_made_while_the_board_was_unplugged_come_back_with_its_history() {
     let d4 = rec.moves[5].time_left_ms.unwrap();
     assert!(d4 - w > 2_000 && d4 - w < 3_500, "{d4} → {w}");
 }
+
+#[test]
+fn stones_of_both_colours_played_during_a_pause_are_recorded_in_their_order_through_the_stack() {
+    use smartgoban::referee::Ruling;
+    use smartgoban::session::Command;
+    use smartgoban::sim::{Script, Source, Speed};
+    // R22.8, with a time control and without: the referee pauses after two moves; four stones
+    // of both colours go down (G7 B, C7 W, G3 B, D5 W); on resumption they are flagged once,
+    // each named with its colour; accepted, they are moves 3 to 6 in the order played, and
+    // the pause cost Black no time.
+    for time in ["time main=10m\n", ""] {
+        let mut text = format!("size 9\n{time}");
+        text.push_str("at 0 place B E5\nat 300 clock B\nat 1000 place W C3\nat 1300 clock W\n");
+        let stones = [("B", "G7"), ("W", "C7"), ("B", "G3"), ("W", "D5")];
+        for (i, (c, p)) in stones.iter().enumerate() {
+            text.push_str(&format!("at {} place {c} {p}\n", 60_000 + 700 * i));
+        }
+        text.push_str("at 3000000 glitch J9 X 1\n");
+        let script = Script::parse(&text).unwrap();
+        rt().block_on(async {
+            let rig = Rig::start(
+                Source::Script(script),
+                NoiseModel::Clean,
+                1,
+                Speed::Factor(50.0),
+            )
+            .await;
+            wait_for(&rig, "2 moves", |s| s.move_number == 2).await;
+            rig.daemon.command(Command::Pause).await.unwrap();
+            let before = rig.daemon.shared().snapshot().state.clock.clone();
+            wait_for(&rig, "D5 on the board", |s| {
+                s.sensed
+                    .as_ref()
+                    .is_some_and(|rows| rows[4].chars().nth(3) == Some('O'))
+            })
+            .await;
+            rig.daemon.command(Command::Resume).await.unwrap();
+            wait_for(&rig, "the stones flagged", |s| {
+                s.violations.iter().any(|v| v.code == "played_while_paused")
+            })
+            .await;
+            let state = rig.daemon.shared().snapshot().state.clone();
+            let flagged: Vec<_> = state
+                .violations
+                .iter()
+                .filter(|v| v.code == "played_while_paused")
+                .collect();
+            assert_eq!(flagged.len(), 1, "{time}");
+            for named in ["black G7", "white C7", "black G3", "white D5"] {
+                assert!(flagged[0].detail.contains(named), "{}", flagged[0].detail);
+            }
+            assert_eq!(state.move_number, 2, "no move until accepted");
+            rig.daemon
+                .command(Command::Resolve {
+                    id: flagged[0].id,
+                    ruling: Ruling::AcceptAsPlayed,
+                })
+                .await
+                .unwrap();
+            wait_for(&rig, "6 moves", |s| s.move_number == 6).await;
+            let events = rig.events();
+            let moves: Vec<String> = events
+                .iter()
+                .filter(|e| e["kind"] == "move")
+                .map(|e| e["point"].as_str().unwrap().to_string())
+                .collect();
+            assert_eq!(moves, ["E5", "C3", "G7", "C7", "G3", "D5"], "{time}");
+            let others: Vec<&serde_json::Value> = events
+                .iter()
+                .filter(|e| e["kind"] == "violation" && e["code"] != "played_while_paused")
+                .collect();
+            assert!(others.is_empty(), "{time}: {others:?}");
+            assert!(!events.iter().any(|e| e["kind"] == "ambiguous"), "{time}");
+            if let (Some(before), Some(after)) =
+                (before, rig.daemon.shared().snapshot().state.clock.clone())
+            {
+                // 60 s of board time paused: Black's main time is what it was, give or take
+                // the moments around the pause and the ruling
+                let used = before.black.main_ms.saturating_sub(after.black.main_ms);
+                assert!(used < 5_000, "Black was charged {used} ms");
+            }
+            rig.stop().await;
+        });
+    }
+}
