@@ -25,6 +25,10 @@ fn main() -> ExitCode {
             Err(e) => fail(&e),
         };
     }
+    if let Commands::Score(args) = &cli.command {
+        let code = cli::score::run(args, &mut std::io::stdout(), &mut std::io::stderr());
+        return ExitCode::from(code as u8);
+    }
     if let Commands::Check(args) = &cli.command {
         let outcome = cli::check::run(args, &mut std::io::stdout(), &mut std::io::stderr());
         return ExitCode::from(outcome.exit_code() as u8);
@@ -49,7 +53,7 @@ fn main() -> ExitCode {
             }
             Commands::Run(args) => cli::run::run(args).await?,
             Commands::Sim(args) => cli::sim::run(args).await?,
-            Commands::Check(_) | Commands::Token(_) => {}
+            Commands::Check(_) | Commands::Score(_) | Commands::Token(_) => {}
             Commands::Leds(args) => match args.command {
                 cli::leds::LedsCommand::Test(t) => {
                     cli::leds::test(t, &mut std::io::stdout()).await?

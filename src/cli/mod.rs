@@ -7,6 +7,7 @@ pub mod check;
 pub mod demo;
 pub mod leds;
 pub mod run;
+pub mod score;
 pub mod sim;
 pub mod source;
 
@@ -41,6 +42,9 @@ pub enum Commands {
     Sim(SimArgs),
     /// Validates game records under the Chinese rules; prints each violation; exit 1 if any.
     Check(CheckArgs),
+    /// Counts a record's final position under the Chinese rules (area, komi in points and
+    /// stones, dame shared); exit 2 if the record cannot be read.
+    Score(ScoreArgs),
     /// The LEDs under the points: `leds test` walks them in chain order to check the wiring.
     Leds(leds::LedsArgs),
     /// Prints the referee's API token (made at first start in the data directory, mode 0600).
@@ -197,6 +201,24 @@ pub struct SimArgs {
     /// Ctrl-C).
     #[arg(long)]
     pub exit_when_done: bool,
+}
+
+/// `smartgoban score`.
+#[derive(Debug, Clone, Args)]
+pub struct ScoreArgs {
+    /// The record whose last position is counted.
+    #[arg(value_name = "FILE.sgf")]
+    pub file: PathBuf,
+    /// Dead stones: `auto` (proposed as the service does at the end of a game), `none`, or
+    /// points such as `D4,E5` (each takes its whole chain off).
+    #[arg(long, default_value = "auto", value_name = "auto|none|POINTS")]
+    pub dead: String,
+    /// Komi in points (default: the record's KM, else 7.5).
+    #[arg(long, value_name = "K", allow_negative_numbers = true)]
+    pub komi: Option<f64>,
+    /// One JSON object instead of lines for people.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `smartgoban check`.

@@ -261,3 +261,78 @@ fn leds_test_walks_the_chain_in_the_configured_order() {
     assert!(!out.status.success());
     assert!(stderr(&out).contains("does not exist"), "{}", stderr(&out));
 }
+
+/// A 9×9 record of setup stones only: Black holds columns A–E behind a wall on E, White
+/// columns F–I behind a wall on F, with a lone white stone at B8 inside Black's area.
+const WALLS: &str = "(;GM[1]FF[4]SZ[9]KM[7.5]RU[Chinese]\
+    AB[ea][eb][ec][ed][ee][ef][eg][eh][ei]\
+    AW[fa][fb][fc][fd][fe][ff][fg][fh][fi][bb])";
+
+fn score_json(args: &[&str]) -> serde_json::Value {
+    let o = smartgoban(args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+#[test]
+fn score_counts_a_records_last_position_by_area() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("walls.sgf");
+    std::fs::write(&file, WALLS).unwrap();
+    let f = file.to_str().unwrap();
+    // auto: B8 is dead; Black 45 points, White 36, komi 7.5: B+1.5, ¾ stone (G9, C2)
+    let s = score_json(&["score", f, "--json"]);
+    assert_eq!(
+        s,
+        serde_json::json!({"black_area": 45, "white_area": 36, "dame": 0, "dead": ["B8"],
+            "komi": 7.5, "result": "B+1.5", "margin_stones": 0.75})
+    );
+    // none: the white stone lives, so Black's side touches both colours: 35 neutral points
+    // shared half each (R21.2); Black 9 + 17.5, White 10 + 27 + 17.5: W+35.5
+    let s = score_json(&["score", f, "--json", "--dead", "none"]);
+    assert_eq!(
+        (
+            s["black_area"].clone(),
+            s["white_area"].clone(),
+            s["dame"].clone()
+        ),
+        (9.into(), 37.into(), 35.into())
+    );
+    assert_eq!(s["result"], "W+35.5");
+    assert_eq!(s["margin_stones"], -17.75);
+    // given points take their whole chain; a komi of 0.5
+    let s = score_json(&["score", f, "--json", "--dead", "B8", "--komi", "0.5"]);
+    assert_eq!(
+        (s["result"].clone(), s["komi"].clone()),
+        ("B+8.5".into(), 0.5.into())
+    );
+    let s = score_json(&["score", f, "--json", "--dead", "F5,B8"]);
+    assert_eq!(s["dead"].as_array().unwrap().len(), 10, "the F wall and B8");
+    // text for people
+    let o = smartgoban(&["score", f]);
+    assert_eq!(o.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("result: B+1.5"), "{text}");
+    assert!(text.contains("dead: B8"), "{text}");
+}
+
+#[test]
+fn score_refuses_what_it_cannot_count_with_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("walls.sgf");
+    std::fs::write(&file, WALLS).unwrap();
+    let bad = dir.path().join("bad.sgf");
+    std::fs::write(&bad, "(;GM[1]SZ[19];B[dd];W[").unwrap();
+    let f = file.to_str().unwrap();
+    for (args, says) in [
+        (vec!["score", bad.to_str().unwrap()], "bad.sgf"),
+        (vec!["score", "/nonexistent/x.sgf"], "cannot read"),
+        (vec!["score", f, "--dead", "Z99"], "Z99"),
+        (vec!["score", f, "--dead", "A1"], "no stone"),
+    ] {
+        let o = smartgoban(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
+        assert!(o.stdout.is_empty());
+    }
+}
