@@ -581,8 +581,6 @@ impl SessionTask {
         while let Some(bytes) = self.connection.poll_transmit() {
             self.port.write(bytes);
         }
-        self.shared
-            .set_last_scan_counter(self.session.stats().last_scan_counter);
         let mut events = Vec::new();
         while let Some(event) = self.session.poll_output() {
             events.push(event);
@@ -691,6 +689,10 @@ impl SessionTask {
         self.shared.delay.record(now, &snap);
         self.shared.delay.advance(&snap, now);
         let _ = self.snapshot.send(snap);
+        // Only now: whoever waits for a scan to be taken in finds its effects in the snapshot
+        // (a loop turn may take in many scans before it publishes).
+        self.shared
+            .set_last_scan_counter(self.session.stats().last_scan_counter);
     }
 
     /// Why the record is not being kept on the disk now, if it is not: the store's error

@@ -238,7 +238,8 @@ impl Shared {
         }
     }
 
-    /// Counter of the last scan the session has taken in since the last handshake.
+    /// Counter of the last scan the session has taken in since the last handshake and whose
+    /// effects are in the published snapshot and the event log.
     pub fn last_scan_counter(&self) -> Option<u32> {
         match self.last_scan.load(Ordering::Acquire) {
             0 => None,

@@ -61,8 +61,9 @@ impl Referee {
     /// is withdrawn once the position before it is back (a stone picked up again before the
     /// move was complete); on the way there, nothing is judged.
     ///
-    /// Not a takeback: in a ko (R20.1), the captured stone put down again before the
-    /// capturing stone was lifted is the opponent's retake, judged as a move.
+    /// Not a takeback: a single captured stone put down again, capturing the capturing stone,
+    /// before that stone was certainly lifted is the opponent's recapture (in a ko, the
+    /// retake of R20.1), judged as a move.
     pub(super) fn takeback_of_capture(&mut self, obs: Observation<'_>) -> bool {
         let Some(last) = self.last.clone() else {
             return false;
@@ -109,11 +110,17 @@ impl Referee {
             }
         }
         if let [x] = returned[..] {
+            // A stone on x that captures exactly the capturing stone is also a move: the
+            // recapture (a ko retake, R20.1, or a legal one). It is a takeback only if the
+            // capturing stone was certainly gone before the stone came back.
+            let recapture = match self.game.preview(victim, x) {
+                Ok(preview) => preview.captured == [at],
+                Err(e) => matches!(e, crate::rules::Illegal::Ko(_)),
+            };
             let (put, lifted) = (obs.times_of(x), obs.times_of(at));
-            let put_back_after_capture = put.seen_ms > last.placed_at;
-            if self.game.ko() == Some(x) && put_back_after_capture && put.seen_ms <= lifted.left_ms
-            {
-                return false; // the retake of the ko: a move (R20.1)
+            let lifted_first = lifted.seen_ms < put.left_ms;
+            if recapture && put.seen_ms > last.placed_at && !lifted_first {
+                return false;
             }
         }
         if !last.committed {
