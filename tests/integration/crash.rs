@@ -1,0 +1,240 @@
+//! Issue 13's crash test with real processes: Iyama–Master played by quick players (`blitz`
+//! noise, the clock pressed) on the virtual board at 4× real time, into `smartgoban run` (a
+//! separate process, its store on disk). The service is killed with SIGKILL 20 s of board time
+//! into the game and kept down for 2, 8, 30 or 120 s of board time (¼ of that in real time),
+//! then restarted; or the cable is pulled for as long. The version-3 board's history is
+//! replayed: the record, the clock readings on every move (BL/WL, periods) and the game's
+//! events (moves, passes, violations, warnings, the result; without `seq`, `t_ms` and link
+//! events) are those of the uninterrupted run of the same seed.
+//!
+//! About 4 minutes; opt-in: `cargo test --test integration -- --ignored crash --nocapture`.
+//! The same outages run deterministically in every CI run in `outage.rs` (lockstep).
+//!
+//! Open (issue 13): on a busy machine this test does not yet pass every time. Runs so far
+//! (2 cores, a CI build beside it): the uninterrupted run repeated, killed 2 s, unplugged 2 s
+//! and killed 8 s recorded the same game with the same readings; one run killed 2 s and one
+//! unplugged 8 s had one move whose reading was off by 1,120 ms and 40 ms. The record (points
+//! and order) was the same every time. Likely cause, to confirm: a host that falls behind
+//! makes a paced board drop scans (PROTOCOL.md §8), and a press is dated by the first scan
+//! the host gets after it.
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use smartgoban::rules::GameRecord;
+use smartgoban::sim::action::{Action, TimedAction};
+use smartgoban::sim::player::PlayerOptions;
+use smartgoban::sim::{self, DeviceConfig, NoiseModel, Source, Speed};
+
+use crate::support::{read_record, root, StoreView};
+
+const GAME: &str =
+    "tests/fixtures/games/yenw-computer-go-dataset/master/39-2017.01.02-Iyama_Yuta-Master.sgf";
+
+/// When the outage starts, board ms.
+const OUTAGE_AT_MS: u64 = 20_000;
+
+/// Board time runs this many times real time.
+const SPEED: f64 = 4.0;
+
+#[derive(Clone, Copy, Debug)]
+enum Outage {
+    None,
+    Killed(u64),
+    Unplugged(u64),
+}
+
+/// What a run leaves: the record's moves with their readings, and the game's events.
+#[derive(Debug, PartialEq)]
+struct Run {
+    record: Vec<(String, Option<u64>, Option<u32>)>,
+    events: Vec<String>,
+}
+
+fn start_service(config: &Path) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_smartgoban"))
+        .args(["run", "--config"])
+        .arg(config)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start smartgoban run")
+}
+
+fn terminate(child: &mut Child) {
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < deadline {
+        if let Ok(Some(_)) = child.try_wait() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+fn play(outage: Outage) -> Run {
+    let source_record = read_record(&root().join(GAME));
+    let dir = tempfile::tempdir().unwrap();
+    let link = dir.path().join("board");
+    let data = dir.path().join("data");
+    let config = dir.path().join("smartgoban.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "serial = {link:?}\nhttp = \"127.0.0.1:0\"\ndata_dir = {data:?}\n\
+             [game]\nsize = 19\nkomi = {}\ntime = \"main=10m jp=3x30s\"\n",
+            source_record.info.komi.unwrap_or(6.5)
+        ),
+    )
+    .unwrap();
+    let source = Source::Record(source_record.clone());
+    let params = NoiseModel::Blitz.params();
+    let options = PlayerOptions {
+        press_clock: true,
+        injection: None,
+    };
+    let (mut actions, _) = source.timeline_with(&params, 1, &options);
+    if let Outage::Unplugged(ms) = outage {
+        let at = actions.partition_point(|a| a.at_ms < OUTAGE_AT_MS);
+        actions.insert(
+            at,
+            TimedAction {
+                at_ms: OUTAGE_AT_MS,
+                action: Action::Unplug { duration_ms: ms },
+            },
+        );
+    }
+    let device = sim::spawn(
+        actions,
+        DeviceConfig {
+            board_size: 19,
+            speed: Speed::Factor(SPEED),
+            seed: 1,
+            noise: params,
+            tail_ms: sim::TAIL_MS,
+            link: Some(link.clone()),
+            device_id: 7,
+            protocol_version: smartgoban_protocol::PROTOCOL_VERSION,
+        },
+    )
+    .unwrap();
+    let mut service = start_service(&config);
+    if let Outage::Killed(ms) = outage {
+        let at = (OUTAGE_AT_MS / 20) as u32;
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while device.scan_counter() < at {
+            assert!(
+                Instant::now() < deadline,
+                "the board never reached the outage"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        service.kill().unwrap();
+        service.wait().unwrap();
+        std::thread::sleep(Duration::from_secs_f64(ms as f64 / 1000.0 / SPEED));
+        service = start_service(&config);
+    }
+    device
+        .wait_done(Duration::from_secs(600))
+        .expect("the board played the game out");
+    let moves = source_record.moves.len();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < deadline {
+        let text = std::fs::read_to_string(data.join("current.sgf")).unwrap_or_default();
+        if GameRecord::from_sgf_str(&text).is_ok_and(|r| r.moves.len() >= moves) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // SIGTERM: the service writes everything before it exits
+    terminate(&mut service);
+    device.stop().unwrap();
+    let text = std::fs::read_to_string(data.join("current.sgf")).unwrap();
+    let record = GameRecord::from_sgf_str(&text).unwrap();
+    let store = StoreView::open(&data).unwrap();
+    let events = store
+        .events()
+        .into_iter()
+        .filter(|(_, kind, _)| {
+            matches!(
+                kind.as_str(),
+                "move" | "pass" | "violation" | "warning" | "result" | "ambiguous"
+            )
+        })
+        .map(|(_, kind, mut body)| {
+            if let Some(o) = body.as_object_mut() {
+                o.remove("seq");
+                o.remove("t_ms");
+            }
+            format!("{kind} {body}")
+        })
+        .collect();
+    Run {
+        record: record
+            .moves
+            .iter()
+            .map(|m| {
+                (
+                    format!("{}{:?}", m.color.sgf_letter(), m.point),
+                    m.time_left_ms,
+                    m.periods_left,
+                )
+            })
+            .collect(),
+        events,
+    }
+}
+
+#[test]
+#[ignore = "about 4 minutes of real time; the lockstep outage tests run in CI"]
+fn crash_a_blitz_game_at_4x_killed_or_unplugged_for_2_8_30_120_s_ends_as_if_never_down() {
+    let base = play(Outage::None);
+    assert_eq!(
+        base.record.len(),
+        135,
+        "the uninterrupted run records the game"
+    );
+    let outages = [2_000, 8_000, 30_000, 120_000]
+        .into_iter()
+        .flat_map(|ms| [Outage::Killed(ms), Outage::Unplugged(ms)]);
+    // the uninterrupted run again first: real time must not change what is recorded
+    for outage in std::iter::once(Outage::None).chain(outages) {
+        {
+            let started = Instant::now();
+            let run = play(outage);
+            eprintln!(
+                "crash test {outage:?}: {:.1} s",
+                started.elapsed().as_secs_f64()
+            );
+            assert!(
+                run.record == base.record,
+                "{outage:?}: the record and its readings differ: {}",
+                first_difference(&run.record, &base.record)
+            );
+            assert!(
+                run.events == base.events,
+                "{outage:?}: the game's events differ: {}",
+                first_difference(&run.events, &base.events)
+            );
+        }
+    }
+}
+
+/// Where `got` first differs from `want`: the index and both sides.
+fn first_difference<T: std::fmt::Debug + PartialEq>(got: &[T], want: &[T]) -> String {
+    let i = (0..got.len().max(want.len()))
+        .find(|&i| got.get(i) != want.get(i))
+        .unwrap_or(0);
+    format!(
+        "at {i} of {}/{}: got {:?}, want {:?}",
+        got.len(),
+        want.len(),
+        got.get(i),
+        want.get(i)
+    )
+}
