@@ -299,8 +299,12 @@ mod tests {
         }
 
         fn with(time: &str, config: SessionConfig) -> Table {
-            let mut setup = GameSetup::even(9);
-            setup.time = Some(time.parse::<TimeSystem>().unwrap());
+            Table::setup(GameSetup::even(9), Some(time), config)
+        }
+
+        /// A session of `setup` with the clock `time` (none: moves committed by the board).
+        fn setup(mut setup: GameSetup, time: Option<&str>, config: SessionConfig) -> Table {
+            setup.time = time.map(|t| t.parse::<TimeSystem>().unwrap());
             let mut s = Session::new(config, &setup).unwrap();
             s.handle_input(Input::LinkUp(NINE), 0).unwrap();
             let mut t = Table {
@@ -579,22 +583,7 @@ mod tests {
     #[test]
     fn stones_of_both_colours_played_during_a_pause_are_recorded_in_their_order_once_accepted() {
         for time in [Some("main=10m"), None] {
-            let mut t = match time {
-                Some(time) => Table::new(time),
-                None => {
-                    let mut s =
-                        Session::new(SessionConfig::default(), &GameSetup::even(9)).unwrap();
-                    s.handle_input(Input::LinkUp(NINE), 0).unwrap();
-                    let mut t = Table {
-                        s,
-                        cells: PackedCells::new(BoardSize::NINE),
-                        t: 0,
-                        events: Vec::new(),
-                    };
-                    t.run(200);
-                    t
-                }
-            };
+            let mut t = Table::setup(GameSetup::even(9), time, SessionConfig::default());
             t.set("E5", Cell::Black);
             if time.is_some() {
                 t.press(Color::Black);

@@ -18,8 +18,6 @@
 //! makes a paced board drop scans (PROTOCOL.md §8), and a press is dated by the first scan
 //! the host gets after it.
 
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use smartgoban::rules::GameRecord;
@@ -27,6 +25,7 @@ use smartgoban::sim::action::{Action, TimedAction};
 use smartgoban::sim::player::PlayerOptions;
 use smartgoban::sim::{self, DeviceConfig, NoiseModel, Source, Speed};
 
+use crate::recovery::{start_service, terminate};
 use crate::support::{read_record, root, StoreView};
 
 const GAME: &str =
@@ -50,31 +49,6 @@ enum Outage {
 struct Run {
     record: Vec<(String, Option<u64>, Option<u32>)>,
     events: Vec<String>,
-}
-
-fn start_service(config: &Path) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_smartgoban"))
-        .args(["run", "--config"])
-        .arg(config)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start smartgoban run")
-}
-
-fn terminate(child: &mut Child) {
-    let _ = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while Instant::now() < deadline {
-        if let Ok(Some(_)) = child.try_wait() {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let _ = child.kill();
-    let _ = child.wait();
 }
 
 fn play(outage: Outage) -> Run {
@@ -123,7 +97,7 @@ fn play(outage: Outage) -> Run {
         },
     )
     .unwrap();
-    let mut service = start_service(&config);
+    let mut service = start_service(&config, 0);
     if let Outage::Killed(ms) = outage {
         let at = (OUTAGE_AT_MS / 20) as u32;
         let deadline = Instant::now() + Duration::from_secs(60);
@@ -137,7 +111,7 @@ fn play(outage: Outage) -> Run {
         service.kill().unwrap();
         service.wait().unwrap();
         std::thread::sleep(Duration::from_secs_f64(ms as f64 / 1000.0 / SPEED));
-        service = start_service(&config);
+        service = start_service(&config, 1);
     }
     device
         .wait_done(Duration::from_secs(600))

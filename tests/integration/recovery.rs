@@ -26,7 +26,7 @@ const GAME: &str =
 const KILLS: usize = 50;
 
 /// Starts run number `n`; its log goes to `runs/N.log` beside the config.
-fn start_service(config: &Path, n: usize) -> Child {
+pub(crate) fn start_service(config: &Path, n: usize) -> Child {
     let logs = config.with_file_name("runs");
     std::fs::create_dir_all(&logs).unwrap();
     let log = std::fs::File::create(logs.join(format!("{n}.log"))).unwrap();
@@ -258,7 +258,7 @@ fn killed_fifty_times_mid_game_the_service_loses_nothing() {
 }
 
 /// Stops the last run with SIGTERM (as systemd does) so it writes everything and exits.
-fn terminate(child: &mut Child) {
+pub(crate) fn terminate(child: &mut Child) {
     let _ = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status();

@@ -9,7 +9,8 @@ use smartgoban::sim::{NoiseModel, Script, Source, Speed};
 
 use crate::support::{of_kind, play_script, rt, Rig};
 
-fn moves(events: &[Value]) -> Vec<String> {
+/// The moves and passes the events recorded (`move_undone` takes the last back), as `BD4`, `Wpass`.
+pub(crate) fn moves(events: &[Value]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for e in events {
         match e["kind"].as_str() {

@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 use serde_json::{json, Value};
 use smartgoban::sim::NoiseModel;
 
+use crate::referee::moves;
 use crate::support::{of_kind, play_script, rt};
 
 /// Black surrounds `victims` with `captors` (the last one captures); White plays the victims,
@@ -94,24 +95,6 @@ impl Capture {
         writeln!(s, "at {t} place W H8").unwrap();
         s
     }
-}
-
-fn moves(events: &[Value]) -> Vec<String> {
-    let mut out = Vec::new();
-    for e in events {
-        match e["kind"].as_str() {
-            Some("move") => out.push(format!(
-                "{}{}",
-                if e["color"] == "black" { "B" } else { "W" },
-                e["point"].as_str().unwrap()
-            )),
-            Some("move_undone") => {
-                out.pop();
-            }
-            _ => {}
-        }
-    }
-    out
 }
 
 #[test]

@@ -168,15 +168,21 @@ fn a_takeback_of_a_capture_accepted_leaves_the_position_before_it_and_the_captur
     }
 }
 
-#[test]
-fn in_a_ko_the_captured_stone_put_down_before_the_capturing_stone_is_lifted_is_a_retake() {
-    // Black F5 takes White E5 in a ko; White puts E5 down and then lifts F5: the retake of the
-    // ko at once (R20.1), not Black's takeback.
+/// Black F5 has taken White E5 in a ko (E5 lifted), committed.
+fn ko_taken() -> Board {
     let mut b = Board::even(9);
     b.play(&["D5", "G5", "E6", "F6", "E4", "F4", "A9", "E5", "F5"]);
     b.lift(&["E5"]);
     b.wait(3_500);
     b.take_events();
+    b
+}
+
+#[test]
+fn in_a_ko_the_captured_stone_put_down_before_the_capturing_stone_is_lifted_is_a_retake() {
+    // Black F5 takes White E5 in a ko; White puts E5 down and then lifts F5: the retake of the
+    // ko at once (R20.1), not Black's takeback.
+    let mut b = ko_taken();
     b.t += 500;
     b.set("E5", Some(W));
     b.t += 100;
@@ -189,11 +195,7 @@ fn in_a_ko_the_captured_stone_put_down_before_the_capturing_stone_is_lifted_is_a
 
 #[test]
 fn in_a_ko_the_capturing_stone_lifted_first_and_the_stone_put_back_is_a_takeback() {
-    let mut b = Board::even(9);
-    b.play(&["D5", "G5", "E6", "F6", "E4", "F4", "A9", "E5", "F5"]);
-    b.lift(&["E5"]);
-    b.wait(3_500);
-    b.take_events();
+    let mut b = ko_taken();
     b.t += 500;
     b.set("F5", None);
     b.t += 300;
