@@ -670,7 +670,9 @@ fn stones_of_both_colours_played_during_a_pause_are_recorded_in_their_order_thro
     use smartgoban::referee::Ruling;
     use smartgoban::session::Command;
     use smartgoban::sim::{Script, Source, Speed};
-    // R22.8, with a time control and without: the referee pauses after two moves; four stones
+    // R22.8, with a time control and without: the referee pauses after two moves (the
+    // stones come 5 min of board time later, 6 s at 50x: time enough on a busy machine for
+    // the pause to come first); four stones
     // of both colours go down (G7 B, C7 W, G3 B, D5 W); on resumption they are flagged once,
     // each named with its colour; accepted, they are moves 3 to 6 in the order played, and
     // the pause cost Black no time.
@@ -679,7 +681,7 @@ fn stones_of_both_colours_played_during_a_pause_are_recorded_in_their_order_thro
         text.push_str("at 0 place B E5\nat 300 clock B\nat 1000 place W C3\nat 1300 clock W\n");
         let stones = [("B", "G7"), ("W", "C7"), ("B", "G3"), ("W", "D5")];
         for (i, (c, p)) in stones.iter().enumerate() {
-            text.push_str(&format!("at {} place {c} {p}\n", 60_000 + 700 * i));
+            text.push_str(&format!("at {} place {c} {p}\n", 300_000 + 700 * i));
         }
         text.push_str("at 3000000 glitch J9 X 1\n");
         let script = Script::parse(&text).unwrap();
@@ -740,7 +742,7 @@ fn stones_of_both_colours_played_during_a_pause_are_recorded_in_their_order_thro
             if let (Some(before), Some(after)) =
                 (before, rig.daemon.shared().snapshot().state.clock.clone())
             {
-                // 60 s of board time paused: Black's main time is what it was, give or take
+                // 5 min of board time paused: Black's main time is what it was, give or take
                 // the moments around the pause and the ruling
                 let used = before.black.main_ms.saturating_sub(after.black.main_ms);
                 assert!(used < 5_000, "Black was charged {used} ms");

@@ -26,7 +26,7 @@ use smartgoban::sim::player::PlayerOptions;
 use smartgoban::sim::{self, DeviceConfig, NoiseModel, Source, Speed};
 
 use crate::recovery::{start_service, terminate};
-use crate::support::{read_record, root, StoreView};
+use crate::support::{moves_with_readings, read_record, root, run_config, StoreView};
 
 const GAME: &str =
     "tests/fixtures/games/yenw-computer-go-dataset/master/39-2017.01.02-Iyama_Yuta-Master.sgf";
@@ -54,18 +54,11 @@ struct Run {
 fn play(outage: Outage) -> Run {
     let source_record = read_record(&root().join(GAME));
     let dir = tempfile::tempdir().unwrap();
-    let link = dir.path().join("board");
-    let data = dir.path().join("data");
-    let config = dir.path().join("smartgoban.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "serial = {link:?}\nhttp = \"127.0.0.1:0\"\ndata_dir = {data:?}\n\
-             [game]\nsize = 19\nkomi = {}\ntime = \"main=10m jp=3x30s\"\n",
-            source_record.info.komi.unwrap_or(6.5)
-        ),
-    )
-    .unwrap();
+    let (config, link, data) = run_config(
+        dir.path(),
+        source_record.info.komi.unwrap_or(6.5),
+        "main=10m jp=3x30s",
+    );
     let source = Source::Record(source_record.clone());
     let params = NoiseModel::Blitz.params();
     let options = PlayerOptions {
@@ -149,17 +142,7 @@ fn play(outage: Outage) -> Run {
         })
         .collect();
     Run {
-        record: record
-            .moves
-            .iter()
-            .map(|m| {
-                (
-                    format!("{}{:?}", m.color.sgf_letter(), m.point),
-                    m.time_left_ms,
-                    m.periods_left,
-                )
-            })
-            .collect(),
+        record: moves_with_readings(&record),
         events,
     }
 }

@@ -18,7 +18,7 @@ use smartgoban::sim::loopback::Lockstep;
 use smartgoban::sim::player::PlayerOptions;
 use smartgoban::sim::{NoiseModel, Source};
 
-use crate::support::{read_record, root};
+use crate::support::{moves_with_readings, read_record, root};
 
 /// Iyama Yuta vs Master, 2017: 135 moves with captures, about 150 s of blitz play.
 const GAME: &str =
@@ -124,18 +124,7 @@ fn run(
     let events = lock.events();
     let session = lock.session();
     Run {
-        record: session
-            .record()
-            .moves
-            .iter()
-            .map(|m| {
-                (
-                    format!("{}{:?}", m.color.sgf_letter(), m.point),
-                    m.time_left_ms,
-                    m.periods_left,
-                )
-            })
-            .collect(),
+        record: moves_with_readings(session.record()),
         events: events
             .iter()
             .filter(|e| !matches!(e.kind, EventKind::Link { .. }))

@@ -16,7 +16,7 @@ use smartgoban::rules::{Color, GameRecord, Point};
 use smartgoban::sim::player::PlayerOptions;
 use smartgoban::sim::{self, DeviceConfig, NoiseModel, Source, Speed};
 
-use crate::support::{read_record, root, StoreView};
+use crate::support::{read_record, root, run_config, StoreView};
 
 /// The source: Iyama Yuta vs Master, 2017 (135 moves, captures, no handicap).
 const GAME: &str =
@@ -68,18 +68,11 @@ fn pressed_readings(events: &[(u64, String, serde_json::Value)]) -> BTreeMap<u64
 fn killed_fifty_times_mid_game_the_service_loses_nothing() {
     let source_record = read_record(&root().join(GAME));
     let dir = tempfile::tempdir().unwrap();
-    let link = dir.path().join("board");
-    let data = dir.path().join("data");
-    let config = dir.path().join("smartgoban.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "serial = {link:?}\nhttp = \"127.0.0.1:0\"\ndata_dir = {data:?}\n\
-             [game]\nsize = 19\nkomi = {}\ntime = \"main=60m cn=3x60s\"\n",
-            source_record.info.komi.unwrap_or(6.5)
-        ),
-    )
-    .unwrap();
+    let (config, link, data) = run_config(
+        dir.path(),
+        source_record.info.komi.unwrap_or(6.5),
+        "main=60m cn=3x60s",
+    );
     let source = Source::Record(source_record.clone());
     let params = NoiseModel::Realistic.params();
     let options = PlayerOptions {

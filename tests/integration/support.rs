@@ -186,6 +186,39 @@ pub fn read_record(path: &Path) -> GameRecord {
     GameRecord::from_sgf_bytes(&std::fs::read(path).unwrap()).unwrap()
 }
 
+/// Each move of `record` with the mover's clock reading (SGF BL/WL ms, OB/OW periods).
+pub fn moves_with_readings(record: &GameRecord) -> Vec<(String, Option<u64>, Option<u32>)> {
+    record
+        .moves
+        .iter()
+        .map(|m| {
+            (
+                format!("{}{:?}", m.color.sgf_letter(), m.point),
+                m.time_left_ms,
+                m.periods_left,
+            )
+        })
+        .collect()
+}
+
+/// Writes the config of `smartgoban run` in `dir` (`smartgoban.toml`): the board at
+/// `dir/board`, the store in `dir/data`, a 19×19 game of `komi` points with the clock `time`.
+/// Returns the paths of the config, the link and the data directory.
+pub fn run_config(dir: &Path, komi: f64, time: &str) -> (PathBuf, PathBuf, PathBuf) {
+    let link = dir.join("board");
+    let data = dir.join("data");
+    let config = dir.join("smartgoban.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "serial = {link:?}\nhttp = \"127.0.0.1:0\"\ndata_dir = {data:?}\n\
+             [game]\nsize = 19\nkomi = {komi}\ntime = \"{time}\"\n"
+        ),
+    )
+    .unwrap();
+    (config, link, data)
+}
+
 /// A virtual board and a real service wired together, with the API on 127.0.0.1:0.
 pub struct Rig {
     /// The service.
