@@ -120,6 +120,16 @@ pub fn render(shared: &Shared, referee: bool) -> String {
     );
     family(
         &mut out,
+        "scan_gaps_total",
+        "counter",
+        "Gaps in the board's scans (scans it dropped while the host did not read, or lost on the wire, PROTOCOL.md §14.7): filled from its history; not filled.",
+        &[
+            ("{kind=\"filled\"}", link.gaps_filled as f64),
+            ("{kind=\"unfilled\"}", link.gaps_unfilled as f64),
+        ],
+    );
+    family(
+        &mut out,
         "board_changes_total",
         "counter",
         "Settled boards that differ from the one before; transients that settled back.",

@@ -137,6 +137,13 @@ pub struct LinkStats {
     pub history_repulls: u64,
     /// `HistoryOpen`s sent again because no `HistoryInfo` came in time.
     pub history_reopens: u64,
+    /// Gaps in the scans (a `scan_counter` jump: scans the board dropped while the host did
+    /// not read, or lost on the wire) filled from the board's history without a new
+    /// handshake (PROTOCOL.md §14.7).
+    pub gaps_filled: u64,
+    /// Gaps in the scans that could not be filled (no history, or it did not come): the
+    /// session went on with the scans it had.
+    pub gaps_unfilled: u64,
 }
 
 /// Where the LED frame asked for with [`Connection::set_leds`] stands.
@@ -281,6 +288,20 @@ pub struct Connection {
     pending_since: Option<u64>,
     /// Live scans of the current session held back during the exchange.
     held: Vec<Scan>,
+    /// The `scan_counter` of the scan handed on just before `held` (a gap's exchange), to
+    /// tell a jump at `held[0]`.
+    held_after_counter: Option<u32>,
+    /// The exchange under way fills a gap in the scans of a session already decided
+    /// (PROTOCOL.md §14.7): the session is not told of the link again.
+    filling_gap: bool,
+    /// The board time of the last scan the session has of this session of the board: the
+    /// last scan handed on, or the end of the history replayed (what a gap is filled from).
+    handed_ms: Option<u32>,
+    /// The board's boot in this session, once the exchange decided it.
+    session_boot: Option<u32>,
+    /// A gap's exchange found no history in this session: gaps are not asked for again until
+    /// the next handshake.
+    gaps_unanswered: bool,
     /// Scans held back in earlier sessions whose exchange a new handshake or a lost link cut
     /// short, with their boards: covered by a history of the same boot, else handed on, each
     /// after its own `Up`, when the exchange is decided.
@@ -315,6 +336,11 @@ impl Connection {
             phase: HistoryPhase::Idle,
             pending_since: None,
             held: Vec::new(),
+            held_after_counter: None,
+            filling_gap: false,
+            handed_ms: None,
+            session_boot: None,
+            gaps_unanswered: false,
             interrupted: Vec::new(),
             announced: false,
         }
@@ -569,10 +595,19 @@ impl Connection {
                         self.stats.board_resets += 1;
                         self.start_session(info, version, now_ms);
                     }
+                    let jump = self
+                        .last_scan_counter
+                        .is_some_and(|prev| counter_jump(prev, scan.scan_counter));
+                    let prev_counter = self.last_scan_counter;
                     self.last_scan_counter = Some(scan.scan_counter);
                     self.last_scan_ms = now_ms;
+                    if jump && self.phase == HistoryPhase::Idle {
+                        // scans missed: filled from the board's history if it has them,
+                        // this scan held back with the ones after it (§14.7)
+                        self.fill_gap(prev_counter, now_ms);
+                    }
                     if self.phase == HistoryPhase::Idle {
-                        self.events.push_back(LinkEvent::Scan(scan));
+                        self.hand_on(scan);
                     } else {
                         // The history exchange is under way: held back (PROTOCOL.md §14.5).
                         self.held.push(scan);
@@ -604,6 +639,9 @@ impl Connection {
         self.state = State::Up { version };
         self.last_scan_ms = now_ms;
         self.last_scan_counter = None;
+        self.handed_ms = None;
+        self.session_boot = None;
+        self.gaps_unanswered = false;
         if version >= HISTORY_VERSION {
             let open = match self.resume {
                 Some(r) if r.boot_id != 0 => {
@@ -665,6 +703,8 @@ impl Connection {
             return;
         }
         self.phase = HistoryPhase::Idle;
+        self.filling_gap = false;
+        self.held_after_counter = None;
         let held = std::mem::take(&mut self.held);
         if let (false, Some(info)) = (held.is_empty(), self.info) {
             self.interrupted.push((info, held));
@@ -849,6 +889,11 @@ impl Connection {
             return;
         };
         let p = *p;
+        let gap = std::mem::take(&mut self.filling_gap);
+        if gap {
+            self.stats.gaps_filled += 1;
+        }
+        self.session_boot = Some(p.info.boot_id);
         info.boot_id = Some(p.info.boot_id);
         info.history = HistoryStatus::Replayed {
             changes: p.readings_changed,
@@ -873,14 +918,64 @@ impl Connection {
             info,
             history: Box::new(history),
         });
-        // The live scans at or before `until_ms` are in the history.
+        self.handed_ms = Some(until);
+        // The live scans at or before `until_ms` are in the history; a gap among those after
+        // it is filled in turn (§14.7).
         let span = until.wrapping_sub(since);
-        for scan in std::mem::take(&mut self.held) {
+        let mut prev = self.held_after_counter.take();
+        let mut held = std::mem::take(&mut self.held).into_iter();
+        while let Some(scan) = held.next() {
+            let jump = prev.is_some_and(|p| counter_jump(p, scan.scan_counter));
+            let before = prev;
+            prev = Some(scan.scan_counter);
             let d = scan.board_ms.wrapping_sub(since);
-            if d > span && d < 1 << 31 {
-                self.events.push_back(LinkEvent::Scan(scan));
+            if d == 0 || d <= span || d >= 1 << 31 {
+                continue;
             }
+            if jump && self.fill_gap(before, self.last_rx_ms) {
+                self.held.push(scan);
+                self.held.extend(held);
+                return;
+            }
+            self.hand_on(scan);
         }
+    }
+
+    /// Hands a live scan of the session on to the session.
+    fn hand_on(&mut self, scan: Scan) {
+        self.handed_ms = Some(scan.board_ms);
+        self.events.push_back(LinkEvent::Scan(scan));
+    }
+
+    /// Scans are missing before the one just received, after one of `counter` (PROTOCOL.md
+    /// §14.7): in a version-3 session whose board's boot is known, asks the board for its
+    /// history since the last scan handed on, holding the live scans back meanwhile, without a
+    /// new handshake. Whether an exchange started; the caller holds the scan back if so.
+    fn fill_gap(&mut self, counter: Option<u32>, now_ms: u64) -> bool {
+        let (Some(boot_id), Some(since_ms), State::Up { version }) =
+            (self.session_boot, self.handed_ms, self.state)
+        else {
+            self.stats.gaps_unfilled += 1;
+            return false;
+        };
+        if version < HISTORY_VERSION || boot_id == 0 || self.gaps_unanswered {
+            self.stats.gaps_unfilled += 1;
+            return false;
+        }
+        tracing::info!(
+            "scans missed after the one at board time {since_ms} ms: filling the gap from the board's history"
+        );
+        self.filling_gap = true;
+        self.held_after_counter = counter;
+        self.stats.histories_asked += 1;
+        self.phase = HistoryPhase::Opening {
+            open: HistoryOpen { boot_id, since_ms },
+            opens: 0,
+            next_ms: now_ms,
+        };
+        self.pending_since.get_or_insert(now_ms);
+        self.send_open(now_ms);
+        true
     }
 
     /// The history will not be replayed: the session gets the link with `status` and every
@@ -898,6 +993,20 @@ impl Connection {
             }
         );
         self.phase = HistoryPhase::Idle;
+        self.held_after_counter = None;
+        if std::mem::take(&mut self.filling_gap) {
+            // a gap that stays: the session goes on with the scans it has, and is not told
+            // of the link again (§14.7)
+            self.stats.gaps_unfilled += 1;
+            self.gaps_unanswered = true;
+            self.pending_since = None;
+            tracing::warn!("scans missed: no history from the board to fill them ({why})");
+            for scan in std::mem::take(&mut self.held) {
+                self.hand_on(scan);
+            }
+            return;
+        }
+        self.session_boot = boot_id;
         // A request without a resume point asks for nothing, answered or not.
         let status = if asked {
             status
@@ -914,7 +1023,7 @@ impl Connection {
         self.announced = true;
         self.events.push_back(LinkEvent::Up(info));
         for scan in std::mem::take(&mut self.held) {
-            self.events.push_back(LinkEvent::Scan(scan));
+            self.hand_on(scan);
         }
     }
 
@@ -1079,6 +1188,13 @@ impl Connection {
             self.transmit.push_back(buf[..n].to_vec());
         }
     }
+}
+
+/// Whether scans are missing between a scan of `prev` and the next one received, of `next`
+/// (a step of more than 1, not a counter that went back: PROTOCOL.md §5.3).
+fn counter_jump(prev: u32, next: u32) -> bool {
+    let step = next.wrapping_sub(prev);
+    step > 1 && step < 1 << 31
 }
 
 /// What a chunk brought to the span being pulled.

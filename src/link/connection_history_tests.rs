@@ -258,6 +258,20 @@ impl Rig {
         self.exchange();
     }
 
+    /// The host does not read for `ms` (a starved service: no bytes taken in, no timer run);
+    /// the board drops the scans it cannot send and keeps the rest of its output waiting.
+    fn host_starved(&mut self, ms: u64) {
+        let until = self.now + ms;
+        let mut waiting = Vec::new();
+        while self.now < until {
+            if let Step::Scanned { .. } = self.board.tick(false) {}
+            waiting.extend(self.board.take_output());
+            self.now += SCAN_MS;
+        }
+        self.conn.handle_bytes(&waiting, self.now);
+        self.exchange();
+    }
+
     fn resumed(&self) -> Vec<(usize, &LinkInfo, &BoardHistory)> {
         self.events
             .iter()
@@ -351,9 +365,17 @@ fn an_unplugged_cable_is_followed_by_exactly_the_boards_history_and_then_the_liv
         })
         .collect();
     assert_eq!(presses, [2900, 4700, 6300]);
-    // Every scan the board took is covered once: live scans, or in a history.
+    assert_every_scan_covered_once(&truth, &rig.events);
+    let stats = rig.conn.stats();
+    // The silence drew several Hellos, each answered: each handshake asked again.
+    assert!(stats.histories_asked >= 2, "{stats:?}");
+    assert_eq!((stats.histories_replayed, stats.history_fallbacks), (2, 0));
+}
+
+/// Every scan the board took reaches the session once, in order: live, or in a history.
+fn assert_every_scan_covered_once(truth: &Truth, events: &[LinkEvent]) {
     let mut covered: Vec<u32> = Vec::new();
-    for e in &rig.events {
+    for e in events {
         match e {
             LinkEvent::Scan(s) => covered.push(s.board_ms),
             LinkEvent::Resumed { history, .. } => covered.extend(
@@ -370,10 +392,83 @@ fn an_unplugged_cable_is_followed_by_exactly_the_boards_history_and_then_the_liv
     covered.retain(|&t| t <= last_truth);
     let all: Vec<u32> = truth.scans.iter().map(|s| s.0).collect();
     assert_eq!(covered, all);
+}
+
+#[test]
+fn scans_dropped_while_the_host_did_not_read_come_from_the_history_without_a_new_handshake() {
+    let s = script(UNPLUG_GAME);
+    let (size, noise, seed) = (BoardSize::NINE, NoiseModel::Realistic, 2);
+    let truth = truth(&s.actions, size, noise, seed);
+    let mut rig = Rig::new(s.actions, size, noise, seed, 3);
+    rig.run_until(700);
+    // starved across W's stone at 800 and its press at 1100, then again for one scan
+    rig.host_starved(600);
+    rig.run_until(1_500);
+    rig.host_starved(SCAN_MS);
+    rig.run_until(20_000);
+    let resumed = rig.resumed();
+    // the two gaps, then the unplug and the silence of the game
+    assert_eq!(resumed.len(), 4, "{:?}", rig.ups());
+    for (_, _, h) in &resumed {
+        check_history(&truth, h);
+    }
+    let gap = resumed[0].2;
+    assert!(
+        gap.changes
+            .iter()
+            .any(|c| matches!(c, BoardChange::Press { board_ms: 1100, .. })),
+        "W's press is in the first gap's history: {:?}",
+        gap.changes
+    );
+    assert_every_scan_covered_once(&truth, &rig.events);
+    // one handshake before the unplug: the gaps were filled within its session
+    let unplugged = rig
+        .events
+        .iter()
+        .position(|e| matches!(e, LinkEvent::Down { .. }))
+        .unwrap();
+    let ups_before_unplug = rig.events[..unplugged]
+        .iter()
+        .filter(|e| matches!(e, LinkEvent::Up(_) | LinkEvent::Resumed { .. }))
+        .count();
+    assert_eq!(
+        ups_before_unplug, 3,
+        "the first Up and the two gaps' histories"
+    );
+    assert!(resumed[1].0 < unplugged);
     let stats = rig.conn.stats();
-    // The silence drew several Hellos, each answered: each handshake asked again.
-    assert!(stats.histories_asked >= 2, "{stats:?}");
-    assert_eq!((stats.histories_replayed, stats.history_fallbacks), (2, 0));
+    assert_eq!(
+        (stats.gaps_filled, stats.gaps_unfilled),
+        (2, 0),
+        "{stats:?}"
+    );
+}
+
+#[test]
+fn a_gap_on_a_version_2_board_stays_a_gap() {
+    let s = script(UNPLUG_GAME);
+    let (size, noise, seed) = (BoardSize::NINE, NoiseModel::Clean, 2);
+    let mut rig = Rig::new(s.actions, size, noise, seed, 2);
+    rig.run_until(700);
+    rig.host_starved(600);
+    rig.run_until(1_500);
+    assert!(rig.resumed().is_empty());
+    assert!(!rig.conn.history_pending());
+    let stats = rig.conn.stats();
+    assert_eq!(
+        (stats.gaps_filled, stats.gaps_unfilled),
+        (0, 1),
+        "{stats:?}"
+    );
+    // the scans after the gap went on at once
+    let last = rig.events.iter().rev().find_map(|e| match e {
+        LinkEvent::Scan(s) => Some(s.board_ms),
+        _ => None,
+    });
+    assert!(
+        last.is_some_and(|t| t + 2 * SCAN_MS as u32 >= 1_500),
+        "{last:?}"
+    );
 }
 
 #[test]
@@ -463,11 +558,20 @@ fn the_history_comes_whole_through_garbage_cut_frames_and_bad_crcs() {
     }));
     rig.run_until(30_000);
     let resumed = rig.resumed();
-    assert_eq!(resumed.len(), 1, "{:?}", rig.ups());
+    let stats = rig.conn.stats();
+    // the unplug's history; and a live scan merged with a cut frame is a gap, filled too
+    assert_eq!(
+        resumed.len() as u64,
+        1 + stats.gaps_filled,
+        "{:?}",
+        rig.ups()
+    );
     let h = resumed[0].2;
     assert!(h.changes.len() > 2_000, "{} changes", h.changes.len());
-    check_history(&truth, h);
-    let stats = rig.conn.stats();
+    for (_, _, h) in &resumed {
+        check_history(&truth, h);
+    }
+    assert_every_scan_covered_once(&truth, &rig.events);
     assert!(stats.history_repulls > 0, "{stats:?}");
     assert!(stats.history_reopens > 0, "{stats:?}");
     assert!(stats.crc_errors + stats.cobs_errors > 0, "{stats:?}");

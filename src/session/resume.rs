@@ -91,6 +91,18 @@ impl Session {
             since_ms: history.since_ms,
         };
         let base_now = self.now_ms;
+        if self.outage.is_none() && self.link.is_some() {
+            // No outage: the link never went down, the board filled a gap in its scans
+            // (scans it dropped while the host did not read, PROTOCOL.md §14.7). Replayed as
+            // if they had come, ending now; nothing to tell the world.
+            if self.resume == Some(from) {
+                let span = u64::from(history.until_ms.wrapping_sub(history.since_ms));
+                self.replay(history, VecDeque::new(), base_now.saturating_sub(span));
+            } else {
+                tracing::warn!("a history of the board that does not follow on: not replayed");
+            }
+            return;
+        }
         let (inputs, base_now) = match self.outage.take() {
             Some(outage) if outage.base.resume == Some(from) => {
                 let Outage { base, inputs } = *outage;

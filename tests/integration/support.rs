@@ -532,6 +532,19 @@ impl StoreView {
         .unwrap_or_default()
     }
 
+    /// The wall clock (ms since 1970) of the latest game's last durable moment: its beat, or
+    /// its checkpoint when no beat follows it. What a restarted service resumes from.
+    pub fn durable_unix_ms(&self) -> Option<i64> {
+        self.0
+            .query_row(
+                "SELECT COALESCE(b.unix_ms, c.unix_ms) FROM checkpoints c LEFT JOIN beats b \
+                 ON b.game = c.game AND b.after_seq = c.after_seq ORDER BY c.game DESC LIMIT 1",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+            .ok()
+    }
+
     /// `link` `connected` events in the store.
     pub fn count_link_connected(&self) -> usize {
         self.0

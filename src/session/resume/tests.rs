@@ -83,10 +83,21 @@ fn record_with_times(s: &Session) -> Vec<(String, Option<u64>, Option<u32>)> {
         .collect()
 }
 
+/// How the host was away from the board.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Away {
+    /// The cable was pulled: the link went down and came back.
+    Unplugged,
+    /// The service restarted from its last checkpoint.
+    Restarted,
+    /// The host did not read (a starved service): the board dropped scans and the link filled
+    /// the gap from its history without a new handshake (PROTOCOL.md §14.7).
+    Starved,
+}
+
 /// The uninterrupted run, and a run with an outage over scans `from..to` (the board away; its
-/// history of them replayed when it comes back), through an unplugged cable or a restart of
-/// the service from its last checkpoint.
-fn compare(noise: NoiseModel, seed: u64, from: usize, to: usize, restart: bool) {
+/// history of them replayed when it comes back), as `away` says.
+fn compare(noise: NoiseModel, seed: u64, from: usize, to: usize, away: Away) {
     let (source, scans) = scans(noise, seed, 120);
     let to = to.min(scans.len() - 1);
     let mut whole = session(&source);
@@ -99,17 +110,20 @@ fn compare(noise: NoiseModel, seed: u64, from: usize, to: usize, restart: bool) 
     let mut got = std::iter::from_fn(|| s.poll_output()).collect::<Vec<_>>();
     got.extend(feed(&mut s, &scans[..from], 0));
     let lost_at = u64::from(scans[from - 1].board_ms);
-    if restart {
-        let checkpoint = s.checkpoint().unwrap();
-        s = Session::restore(&checkpoint, None, s.next_seq()).unwrap();
-    } else {
-        s.handle_input(
-            Input::LinkDown {
-                reason: "unplugged".into(),
-            },
-            lost_at + 1000,
-        )
-        .unwrap();
+    match away {
+        Away::Restarted => {
+            let checkpoint = s.checkpoint().unwrap();
+            s = Session::restore(&checkpoint, None, s.next_seq()).unwrap();
+        }
+        Away::Unplugged => s
+            .handle_input(
+                Input::LinkDown {
+                    reason: "unplugged".into(),
+                },
+                lost_at + 1000,
+            )
+            .unwrap(),
+        Away::Starved => {}
     }
     // the board is away: the clock faces run on the host, nothing is judged
     let back_at = u64::from(scans[to].board_ms);
@@ -119,6 +133,7 @@ fn compare(noise: NoiseModel, seed: u64, from: usize, to: usize, restart: bool) 
         t += 500;
     }
     got.extend(std::iter::from_fn(|| s.poll_output()));
+    let links_before = got.len() - game_events(&got).len();
     let history = history_of(&scans[from - 1], &scans[from..=to], scans[to].buttons);
     s.handle_input(
         Input::LinkResumed {
@@ -130,11 +145,20 @@ fn compare(noise: NoiseModel, seed: u64, from: usize, to: usize, restart: bool) 
     .unwrap();
     got.extend(std::iter::from_fn(|| s.poll_output()));
     got.extend(feed(&mut s, &scans[to + 1..], 0));
+    let links = got.len() - game_events(&got).len();
+    if away == Away::Starved {
+        // the link never went down: nothing to tell of it
+        assert_eq!(
+            links, links_before,
+            "{noise} seed {seed}: a link event for a gap"
+        );
+    }
 
+    let restart = away;
     assert_eq!(
         record_with_times(&s),
         record_with_times(&whole),
-        "{noise} seed {seed}, outage {from}..{to}, restart {restart}"
+        "{noise} seed {seed}, outage {from}..{to}, {restart:?}"
     );
     assert_eq!(s.record().moves.len(), 120);
     let (g, w) = (game_events(&got), game_events(&want));
@@ -145,7 +169,7 @@ fn compare(noise: NoiseModel, seed: u64, from: usize, to: usize, restart: bool) 
             .position(|(a, b)| a != b)
             .unwrap_or(g.len().min(w.len()));
         panic!(
-            "{noise} seed {seed}, outage {from}..{to}, restart {restart}: events differ from #{first}:\n got  {:?}\n want {:?}",
+            "{noise} seed {seed}, outage {from}..{to}, {restart:?}: events differ from #{first}:\n got  {:?}\n want {:?}",
             &g[first..(first + 3).min(g.len())],
             &w[first..(first + 3).min(w.len())]
         );
@@ -158,14 +182,23 @@ fn compare(noise: NoiseModel, seed: u64, from: usize, to: usize, restart: bool) 
 #[test]
 fn an_unplugged_cable_replayed_from_the_boards_history_changes_nothing() {
     for (seed, from, to) in [(1, 2_000, 2_100), (2, 3_000, 5_500), (3, 1_000, 9_000)] {
-        compare(NoiseModel::Realistic, seed, from, to, false);
+        compare(NoiseModel::Realistic, seed, from, to, Away::Unplugged);
     }
+}
+
+#[test]
+fn scans_the_board_dropped_while_the_host_did_not_read_are_filled_from_its_history() {
+    // from a gap of one scan to one of 40 s, over moves, captures and presses
+    for (seed, from, to) in [(6, 2_000, 2_002), (7, 3_000, 3_050), (8, 1_500, 3_500)] {
+        compare(NoiseModel::Realistic, seed, from, to, Away::Starved);
+    }
+    compare(NoiseModel::Blitz, 9, 2_200, 2_260, Away::Starved);
 }
 
 #[test]
 fn a_restart_of_the_service_replayed_from_the_boards_history_changes_nothing() {
     for (seed, from, to) in [(4, 2_500, 2_600), (5, 4_000, 7_000)] {
-        compare(NoiseModel::Realistic, seed, from, to, true);
+        compare(NoiseModel::Realistic, seed, from, to, Away::Restarted);
     }
 }
 
