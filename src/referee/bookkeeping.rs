@@ -29,30 +29,38 @@ impl Referee {
         }
     }
 
-    /// Records a pass of `color` (a pass button, or an invalid move that counts as one).
-    /// `color`'s move `number` (placed at `placed_at`) now waits for its press; the
-    /// opponent's moves waiting for theirs are answered.
+    /// `color`'s move `number` (its stone down in `[placed_at, seen_at]`, board ms; a pass at
+    /// `placed_at` = `seen_at`) now waits for its press; the opponent's moves waiting for
+    /// theirs are answered.
     pub(super) fn owe_press(
         &mut self,
         color: Color,
         number: u32,
-        placed_at: u64,
+        (placed_at, seen_at): (u64, u64),
         point: Option<Point>,
     ) {
         for u in &mut self.unpressed[side(color.opposite())] {
             u.answered_at.get_or_insert(placed_at);
         }
+        let reply_to_seen = self
+            .last_owed_seen
+            .filter(|&(n, _)| n + 1 == number)
+            .map(|(_, seen)| seen);
+        self.last_owed_seen = Some((number, seen_at));
         self.unpressed[side(color)].push(Unpressed {
             number,
             placed_at,
+            seen_at: Some(seen_at),
+            reply_to_seen,
             point,
             answered_at: None,
         });
     }
 
+    /// Records a pass of `color` (a pass button, or an invalid move that counts as one).
     pub(super) fn record_pass(&mut self, color: Color, at_ms: u64) {
         let outcome = self.game.pass(color);
-        self.owe_press(color, outcome.number, at_ms, None);
+        self.owe_press(color, outcome.number, (at_ms, at_ms), None);
         self.record.moves.push(RecordedMove::new(color, None));
         self.events.push_back(EventKind::Pass {
             color,

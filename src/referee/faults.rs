@@ -110,14 +110,26 @@ impl Referee {
             }
         }
         if let [x] = returned[..] {
-            // A stone on x that captures exactly the capturing stone is also a move: the
-            // recapture (a ko retake, R20.1, or a legal one). It is a takeback only if the
-            // capturing stone was certainly gone before the stone came back.
+            // A stone on x that captures the capturing stone is also a move: the recapture
+            // (a ko retake, R20.1, or a legal one, perhaps with more stones still to lift).
+            // It is a takeback only if the capturing stone was certainly gone before the
+            // stone came back.
             let recapture = match self.game.preview(victim, x) {
-                Ok(preview) => preview.captured == [at],
+                Ok(preview) => preview.captured.contains(&at),
                 Err(e) => matches!(e, crate::rules::Illegal::Ko(_)),
             };
-            let (put, lifted) = (obs.times_of(x), obs.times_of(at));
+            let (mut put, lifted) = (obs.times_of(x), obs.times_of(at));
+            if put.seen_ms <= last.placed_at {
+                // never seen lifted, but a hand was over it since the capture: a new stone
+                // of its colour may have gone down there under the hand (a retake on a
+                // captured stone's point), since that touch
+                if let Some(&(_, t)) = self.first_touched.iter().find(|&&(q, _)| q == x) {
+                    put = crate::sensing::PointTimes {
+                        left_ms: t,
+                        seen_ms: t,
+                    };
+                }
+            }
             let lifted_first = lifted.seen_ms < put.left_ms;
             if recapture && put.seen_ms > last.placed_at && !lifted_first {
                 return false;

@@ -356,7 +356,12 @@ impl Referee {
                 committed: false,
                 pressed: false,
             });
-            self.owe_press(step.color, outcome.number, when.left_ms, Some(step.point));
+            self.owe_press(
+                step.color,
+                outcome.number,
+                (when.left_ms, when.seen_ms),
+                Some(step.point),
+            );
             if let Some(earlier) = outcome.repeats {
                 self.flag(
                     ViolationCode::SuperkoCycle,

@@ -225,8 +225,17 @@ struct LastMove {
 struct Unpressed {
     /// Its number (moves and passes in the record).
     number: u32,
-    /// Board time its stone appeared (or the pass), ms.
+    /// Board time its stone appeared (or the pass), ms: the first scan its point was
+    /// disturbed (the stone went down at or after it).
     placed_at: u64,
+    /// Board time its stone was certainly down, ms (`seen_ms`, sensing::PointTimes); `None`
+    /// in checkpoints written before it was kept: `placed_at`.
+    #[serde(default)]
+    seen_at: Option<u64>,
+    /// Board time the move it answers (the opponent's just before it) was certainly down,
+    /// ms, if known.
+    #[serde(default)]
+    reply_to_seen: Option<u64>,
     /// Its point; `None` for a pass.
     point: Option<Point>,
     /// Board time the opponent's next stone appeared, if it has: a press after that is no
@@ -289,6 +298,10 @@ pub struct Referee {
     /// presses are judged a moment after they are made, when a fast player may have moved
     /// again.
     unpressed: [Vec<Unpressed>; 2],
+    /// The number of the last move that came to wait for its press, and the board time it
+    /// was certainly down, ms (what the next move answers).
+    #[serde(default)]
+    last_owed_seen: Option<(u32, u64)>,
     /// A game clock is in use: a press reaches the referee only while the presser's time
     /// runs, so it is for the presser's oldest unpressed move even if the opponent has
     /// already answered it.
@@ -389,6 +402,7 @@ impl Referee {
             last: None,
             ambiguous: None,
             unpressed: [Vec::new(), Vec::new()],
+            last_owed_seen: None,
             timed: false,
             handicap_left: setup.free_handicap,
             handicap_total: setup.free_handicap,

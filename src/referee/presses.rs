@@ -123,9 +123,21 @@ impl Referee {
             .filter(|step| self.tally_after(step, &grid).is_some())
             .collect();
         if let [step] = &options[..] {
-            // down by the press it answers, if that came first
+            // down by the press it answers, if that came first; and going down since the
+            // first hand over its point after the capture (a press while placing it is no
+            // press before the stone, R17.4)
             let at = self.now_ms.min(at_ms);
-            let times = times_now(&grid, at);
+            let mut times = times_now(&grid, at);
+            let first_touch = self
+                .first_touched
+                .iter()
+                .find(|&&(q, _)| q == step.point)
+                .map(|&(_, t)| t);
+            if let (Some(t), Some(slot)) =
+                (first_touch, times.get_mut(step.point.index(grid.size())))
+            {
+                slot.left_ms = t.min(at);
+            }
             let obs = Observation::judged_now(&grid, at, &times);
             let fresh = step.captured.clone();
             let tally = self.tally_after(step, &grid);
@@ -168,12 +180,24 @@ impl Referee {
         let timed = self.timed;
         let owed = &mut self.unpressed[side(color)];
         owed.retain(|u| timed || u.answered_at.is_none_or(|t| at_ms < t));
-        // the newest move already down when pressed (older ones lost their press, e.g. while
-        // the board was away), else the oldest still coming (a press before its stone)
-        let pick = owed
-            .iter()
-            .rposition(|u| u.placed_at <= at_ms)
-            .or((!owed.is_empty()).then_some(0));
+        // The newest move already going down when pressed (older ones lost their press,
+        // e.g. while the board was away; pressed while placing it counts, R17.4) — unless its
+        // stone was not certainly down yet and neither was the opponent's stone it answers:
+        // a reply to a stone not yet down cannot have been played, so the press is for the
+        // newest earlier move certainly down (quick players: the press, then the opponent's
+        // stone, then the presser's next one under a hand already waiting). Else the oldest
+        // still coming (a press before its stone).
+        let certainly = |u: &Unpressed| u.seen_at.unwrap_or(u.placed_at) <= at_ms;
+        let pick = match owed.iter().rposition(|u| u.placed_at <= at_ms) {
+            Some(i)
+                if !certainly(&owed[i])
+                    && owed[i].reply_to_seen.is_some_and(|seen| seen > at_ms) =>
+            {
+                owed[..i].iter().rposition(certainly).or(Some(i))
+            }
+            newest => newest,
+        }
+        .or((!owed.is_empty()).then_some(0));
         let for_move = pick.map(|i| {
             let u = owed[i];
             owed.drain(..=i);
@@ -181,14 +205,17 @@ impl Referee {
         });
         if let Some(u) = for_move {
             let (placed_at, point) = (u.placed_at, u.point);
-            if let Some(l) = self.last.as_mut().filter(|l| l.color == color) {
+            // the press is for the last move recorded, or for an earlier one of the presser's
+            // (the opponent and the presser have moved again since: quick players)
+            let for_last = u.number as usize == self.record.moves.len();
+            if let Some(l) = self.last.as_mut().filter(|l| l.color == color && for_last) {
                 l.pressed = true;
                 l.committed = true;
             }
             let outcome = PressOutcome::Switch {
                 move_number: u.number,
             };
-            let pending_now = self.last.as_ref().is_some_and(|l| l.color == color);
+            let pending_now = for_last && self.last.as_ref().is_some_and(|l| l.color == color);
             if point.is_some() && at_ms < placed_at {
                 let detail = format!(
                     "{} pressed the clock {} ms before its stone was down",

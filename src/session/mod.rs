@@ -166,6 +166,10 @@ pub struct Session {
     last_press_ms: [Option<u64>; 6],
     /// What the mover's clock showed at each clock press not yet judged by the referee.
     press_readings: Vec<(Color, u64, crate::clock::Reading)>,
+    /// What the passer's clock showed at each pass press, by the side whose time ran, not yet
+    /// judged by the referee: a pass switches the clock at once, as a clock press does.
+    #[serde(default)]
+    pass_readings: Vec<(Color, u64, crate::clock::Reading)>,
     /// A `clock` event is due (a press was judged).
     clock_news: bool,
     /// A flag that fell while the press that handed over the time waits to be judged.
@@ -206,6 +210,7 @@ impl Session {
             pressed_move: None,
             last_press_ms: [None; 6],
             press_readings: Vec::new(),
+            pass_readings: Vec::new(),
             clock_news: false,
             held_flag: None,
             resume: None,
@@ -643,6 +648,14 @@ impl Session {
             }
         }
         self.last_press_ms[slot] = Some(at_ms);
+        if let (Press::Pass(color), Some(clock)) = (press, &mut self.clock) {
+            // the pass hands the time over now; undone if it is no move (judged later)
+            if clock.running() == Some(color) {
+                if let Ok(reading) = clock.press(color, at_ms, 0) {
+                    self.pass_readings.push((color, at_ms, reading));
+                }
+            }
+        }
         if let Press::Clock(color) = press {
             if let Some(clock) = &mut self.clock {
                 match clock.press(color, at_ms, 0) {

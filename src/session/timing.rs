@@ -72,6 +72,7 @@ impl Session {
         let waiting = self
             .press_readings
             .iter()
+            .chain(&self.pass_readings)
             .any(|&(c, _, _)| c == color.opposite());
         if waiting {
             return;
@@ -115,6 +116,29 @@ impl Session {
                 .moves
                 .last()
                 .is_some_and(|m| m.color == color && m.point.is_none());
+        let number = record.moves.len() as u32;
+        let switched = self
+            .pass_readings
+            .iter()
+            .position(|&(c, t, _)| c == color && t == at_ms)
+            .map(|i| self.pass_readings.remove(i).2);
+        if let (Some(reading), Some(clock)) = (switched, &mut self.clock) {
+            // the clock switched when the pass was pressed
+            if recorded {
+                clock.set_press_move(color, at_ms, number);
+                let (ms, periods) = reading.sgf();
+                self.referee.set_move_time(number, ms, periods);
+                self.pressed_move = Some(number);
+                self.clock_news = true;
+                self.referee.pass_pressed(color);
+            } else if self.referee.phase() != Phase::Finished {
+                // no move: the time goes back to the passer
+                let now = self.board_time_ms;
+                clock.revert_press_at(color, at_ms, now);
+            }
+            self.settle_held_flag();
+            return;
+        }
         if recorded && self.clock.as_ref().and_then(Clock::running) == Some(color) {
             let number = record.moves.len() as u32;
             self.switch_clock(color, at_ms, number);
@@ -256,6 +280,7 @@ impl Session {
             let handed_over = self
                 .press_readings
                 .iter()
+                .chain(&self.pass_readings)
                 .any(|&(c, _, _)| c == color.opposite());
             if handed_over {
                 self.held_flag = Some((color, now));
@@ -289,6 +314,8 @@ mod tests {
     struct Table {
         s: Session,
         cells: PackedCells,
+        /// The board's button counters, sent with every scan.
+        buttons: ButtonCounters,
         t: u32,
         events: Vec<EventKind>,
     }
@@ -310,6 +337,7 @@ mod tests {
             let mut t = Table {
                 s,
                 cells: PackedCells::new(BoardSize::NINE),
+                buttons: ButtonCounters::ZERO,
                 t: 0,
                 events: Vec::new(),
             };
@@ -324,7 +352,7 @@ mod tests {
                 let scan = Scan {
                     scan_counter: self.t / 20,
                     board_ms: self.t,
-                    buttons: ButtonCounters::ZERO,
+                    buttons: self.buttons,
                     cells: self.cells,
                 };
                 self.s.handle_input(Input::Scan(scan), 0).unwrap();
@@ -345,6 +373,42 @@ mod tests {
             self.run(300);
         }
 
+        /// Ten minutes each; Black E5 and White C3 played, each pressed on the board's buttons.
+        fn two_moves_pressed_on_the_board() -> Table {
+            use smartgoban_protocol::Button;
+            let mut t = Table::new("main=10m");
+            t.set("E5", Cell::Black);
+            t.board_press(Button::Clock, Color::Black);
+            t.set("C3", Cell::White);
+            t.board_press(Button::Clock, Color::White);
+            t
+        }
+
+        /// The reading of `gtp` becomes `cell` at the next scan (no time runs).
+        fn put(&mut self, gtp: &str, cell: Cell) {
+            let p = Point::from_gtp(gtp, 9).unwrap();
+            self.cells.set(p.index(9), cell);
+        }
+
+        /// `button` of `color` on the board pressed, counted in the next scan (no time runs).
+        fn board_press(&mut self, button: smartgoban_protocol::Button, color: Color) {
+            let side = match color {
+                Color::Black => smartgoban_protocol::Side::Black,
+                Color::White => smartgoban_protocol::Side::White,
+            };
+            self.buttons.record_press(button, side);
+        }
+
+        /// The clock readings of the record's moves (`None`: no reading).
+        fn move_readings(&self) -> Vec<Option<u64>> {
+            self.s
+                .record()
+                .moves
+                .iter()
+                .map(|m| m.time_left_ms)
+                .collect()
+        }
+
         fn command(&mut self, c: Command) {
             self.s.handle_input(Input::Command(c), 0).unwrap();
             self.drain();
@@ -361,6 +425,132 @@ mod tests {
                 Color::White => v.white,
             }
         }
+    }
+
+    /// Quick players (R17.4, one press per move): Black presses for G7 while its hand already
+    /// waits over G3 and White's over C7; White's stone comes down after the press, then
+    /// Black's under its hand. The press is for G7 — a stone answering one not yet down
+    /// cannot have been played — and each move gets its own press.
+    #[test]
+    fn a_press_made_while_both_next_stones_are_still_coming_is_for_the_stone_already_down() {
+        use smartgoban_protocol::Button;
+        let mut t = Table::two_moves_pressed_on_the_board();
+        t.set("G7", Cell::Black);
+        // the hands arrive: White's over C7, Black's over G3
+        t.put("C7", Cell::Uncertain);
+        t.run(40);
+        t.put("G3", Cell::Uncertain);
+        t.run(20);
+        t.board_press(Button::Clock, Color::Black); // for G7
+        t.run(20);
+        t.put("C7", Cell::White);
+        t.run(40);
+        t.board_press(Button::Clock, Color::White); // for C7
+        t.run(40);
+        t.put("G3", Cell::Black); // down under the hand that waited
+        t.run(40);
+        t.board_press(Button::Clock, Color::Black); // for G3
+        t.run(1_500);
+        assert!(
+            t.s.referee().violations().is_empty(),
+            "{:?}",
+            t.s.referee().violations()
+        );
+        let readings = t.move_readings();
+        assert_eq!(readings.len(), 5, "{:?}", t.s.record().moves);
+        assert!(readings.iter().all(Option::is_some), "{readings:?}");
+        // Black's time ran from White's press for C3 to the press for G7, then from White's
+        // press for C7 to the press for G3 (80 ms): each reading is its own press's
+        let (g7, g3) = (readings[2].unwrap(), readings[4].unwrap());
+        assert_eq!(g7 - g3, 80, "G7 {g7} ms, G3 {g3} ms");
+    }
+
+    /// A pass switches the clock when it is pressed, as a clock press does: White's press
+    /// right after Black's pass (before the pass is judged) is taken, and both moves get
+    /// their readings.
+    #[test]
+    fn a_pass_hands_the_time_over_at_once() {
+        use smartgoban_protocol::Button;
+        let mut t = Table::two_moves_pressed_on_the_board();
+        t.run(500);
+        // White's hand is over D7 before Black passes; its stone and press follow at once
+        t.put("D7", Cell::Uncertain);
+        t.run(40);
+        t.board_press(Button::Pass, Color::Black);
+        t.run(60);
+        t.put("D7", Cell::White);
+        t.board_press(Button::Clock, Color::White);
+        t.run(60);
+        t.put("D7", Cell::White);
+        t.run(1_500);
+        assert!(
+            t.s.referee().violations().is_empty(),
+            "{:?}",
+            t.s.referee().violations()
+        );
+        let moves: Vec<_> = t.s.record().moves.iter().map(|m| m.point).collect();
+        assert_eq!(moves.len(), 4, "{moves:?}");
+        assert_eq!(moves[2], None, "Black's pass");
+        let readings = t.move_readings();
+        assert!(readings.iter().all(Option::is_some), "{readings:?}");
+        assert_eq!(t.s.stats().clock_refused, 0);
+    }
+
+    /// Black A5 captures A4 and A3; A3 is lifted; White lifts A4 and puts its new stone there
+    /// under one hand (the sensors never settle on the point empty) while Black presses; the
+    /// new stone captures A5, which is lifted, and White presses. White's recapture on the
+    /// captured stone's point, not Black's takeback (R17.3), and no press before a stone or
+    /// its captures (R17.4, R22.6).
+    #[test]
+    fn a_recapture_on_a_captured_stones_point_under_one_hand_is_a_move() {
+        let mut t = Table::new("main=10m");
+        for (i, (p, c)) in [
+            ("B4", Cell::Black),
+            ("A4", Cell::White),
+            ("B3", Cell::Black),
+            ("A3", Cell::White),
+            ("A2", Cell::Black),
+            ("A6", Cell::White),
+            ("G7", Cell::Black),
+            ("B5", Cell::White),
+            ("A5", Cell::Black),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            t.set(p, c);
+            if p != "A5" {
+                t.press(if i % 2 == 0 {
+                    Color::Black
+                } else {
+                    Color::White
+                });
+            }
+        }
+        t.set("A3", Cell::Empty); // the capture lifted, one stone
+        t.put("A4", Cell::Empty);
+        t.run(60);
+        t.put("A4", Cell::Uncertain); // White's hand: the stone lifted, the new one coming
+        t.run(100);
+        t.press(Color::Black); // for A5, its captures off as far as anyone could see
+        t.run(100);
+        t.put("A4", Cell::White);
+        t.run(300);
+        t.set("A5", Cell::Empty); // White's capture lifted
+        t.press(Color::White);
+        t.run(1_500);
+        assert!(
+            t.s.referee().violations().is_empty(),
+            "{:?}",
+            t.s.referee().violations()
+        );
+        let last = t.s.record().moves.last().cloned().unwrap();
+        assert_eq!(
+            (last.color, last.point),
+            (Color::White, Point::from_gtp("A4", 9).ok())
+        );
+        assert_eq!(t.s.record().moves.len(), 10);
+        assert!(t.move_readings().iter().all(Option::is_some));
     }
 
     #[test]
