@@ -486,12 +486,12 @@ impl Connection {
 
     /// The port failed or was closed.
     pub fn on_close(&mut self, reason: &str) {
+        self.interrupt_history(); // a gap's held scans go on first
         if std::mem::take(&mut self.announced) {
             self.events.push_back(LinkEvent::Down {
                 reason: reason.to_string(),
             });
         }
-        self.interrupt_history();
         self.state = State::Closed;
         self.transmit.clear();
     }
@@ -687,10 +687,10 @@ impl Connection {
     /// The link is lost: tell the session (if it was told the link is up) and start the
     /// handshake again; a history exchange under way starts over at the next handshake.
     fn lose(&mut self, reason: String, now_ms: u64) {
+        self.interrupt_history(); // a gap's held scans go on first: they came before the loss
         if std::mem::take(&mut self.announced) {
             self.events.push_back(LinkEvent::Down { reason });
         }
-        self.interrupt_history();
         self.rx_seq = None;
         self.send_hello(now_ms);
     }
@@ -703,8 +703,17 @@ impl Connection {
             return;
         }
         self.phase = HistoryPhase::Idle;
-        self.filling_gap = false;
         self.held_after_counter = None;
+        if std::mem::take(&mut self.filling_gap) {
+            // a gap of a session already decided: its held scans are live scans of that
+            // session, handed on now (the gap stays)
+            self.stats.gaps_unfilled += 1;
+            self.pending_since = None;
+            for scan in std::mem::take(&mut self.held) {
+                self.hand_on(scan);
+            }
+            return;
+        }
         let held = std::mem::take(&mut self.held);
         if let (false, Some(info)) = (held.is_empty(), self.info) {
             self.interrupted.push((info, held));
@@ -907,6 +916,7 @@ impl Connection {
             base: p.info.base.iter().collect(),
             changes: p.changes,
             live_buttons: p.info.buttons,
+            gap,
         };
         self.stats.histories_replayed += 1;
         // Scans of interrupted exchanges: of this boot, after `since_ms` and before the Open,

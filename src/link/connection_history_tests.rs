@@ -1020,3 +1020,78 @@ fn the_host_sends_and_reads_the_golden_frames_of_the_worked_examples() {
     buttons.record_press(Button::Clock, Side::Black);
     assert_eq!(history.live_buttons, buttons);
 }
+
+/// A decided version-3 session (boot 77 learnt, nothing asked) that has handed on the scans
+/// 0 and 1 (board times 5000, 5020), then receives scan 5 (5100): a gap, held back, and the
+/// `HistoryOpen` from 5020 sent (PROTOCOL.md §14.7).
+fn gap_opened() -> Connection {
+    let mut c = v3(None);
+    sent(&mut c);
+    c.handle_bytes(
+        &frame_bytes(
+            1,
+            Message::HistoryInfo(info(InfoStatus::NotAsked, 0, 4_980, 0, 10)),
+        ),
+        20,
+    );
+    c.handle_bytes(&frame_bytes(2, scan_at(0, 5_000)), 30);
+    c.handle_bytes(&frame_bytes(3, scan_at(1, 5_020)), 50);
+    events(&mut c);
+    sent(&mut c);
+    c.handle_bytes(&frame_bytes(4, scan_at(5, 5_100)), 130);
+    assert!(
+        events(&mut c).is_empty(),
+        "the scan after the gap is held back"
+    );
+    assert!(c.history_pending());
+    assert!(
+        sent(&mut c).contains(&Message::HistoryOpen(HistoryOpen {
+            boot_id: 77,
+            since_ms: 5_020
+        })),
+        "asked from the last scan handed on"
+    );
+    c
+}
+
+#[test]
+fn a_gap_whose_exchange_is_cut_short_hands_its_scans_on_before_the_loss() {
+    // the port fails during the exchange: the held scan goes on as the live scan it is, then
+    // the loss; no second Up for the same session
+    let mut c = gap_opened();
+    c.handle_bytes(&frame_bytes(5, scan_at(6, 5_120)), 150);
+    c.on_close("unplugged");
+    let ev = events(&mut c);
+    assert!(
+        matches!(
+            &ev[..],
+            [LinkEvent::Scan(a), LinkEvent::Scan(b), LinkEvent::Down { .. }]
+                if a.board_ms == 5_100 && b.board_ms == 5_120
+        ),
+        "{ev:?}"
+    );
+    assert!(!c.history_pending());
+    assert_eq!(c.stats().gaps_unfilled, 1);
+    // a board that answers for another boot: the gap stays, the scans go on, no Up; and no
+    // gap is asked for again in this session
+    let mut c = gap_opened();
+    c.handle_bytes(
+        &frame_bytes(
+            5,
+            Message::HistoryInfo(HistoryInfo {
+                boot_id: 78,
+                ..info(InfoStatus::OtherBoot, 5_020, 5_100, 0, 10)
+            }),
+        ),
+        160,
+    );
+    let ev = events(&mut c);
+    assert!(
+        matches!(&ev[..], [LinkEvent::Scan(a)] if a.board_ms == 5_100),
+        "{ev:?}"
+    );
+    c.handle_bytes(&frame_bytes(6, scan_at(9, 5_180)), 200);
+    assert!(!c.history_pending(), "no second gap asked for");
+    assert!(matches!(&events(&mut c)[..], [LinkEvent::Scan(_)]));
+    assert_eq!((c.stats().gaps_filled, c.stats().gaps_unfilled), (0, 2));
+}

@@ -114,12 +114,14 @@ impl Referee {
             // (a ko retake, R20.1, or a legal one, perhaps with more stones still to lift).
             // It is a takeback only if the capturing stone was certainly gone before the
             // stone came back.
-            let recapture = match self.game.preview(victim, x) {
-                Ok(preview) => preview.captured.contains(&at),
-                Err(e) => matches!(e, crate::rules::Illegal::Ko(_)),
+            let (recapture, legal) = match self.game.preview(victim, x) {
+                Ok(preview) => (preview.captured.contains(&at), true),
+                Err(e) => (matches!(e, crate::rules::Illegal::Ko(_)), false),
             };
             let (mut put, lifted) = (obs.times_of(x), obs.times_of(at));
-            if put.seen_ms <= last.placed_at {
+            // (not for a ko retake, illegal at once: a hand passing over the captured stone
+            // while the capturer takes its stone back must stay a takeback)
+            if legal && put.seen_ms <= last.placed_at {
                 // never seen lifted, but a hand was over it since the capture: a new stone
                 // of its colour may have gone down there under the hand (a retake on a
                 // captured stone's point), since that touch

@@ -152,6 +152,10 @@ pub struct BoardHistory {
     /// `changes`.
     #[serde(with = "crate::sensing::counters_serde")]
     pub live_buttons: ButtonCounters,
+    /// It fills a gap in the scans of a session of the board already under way (scans the
+    /// board dropped, PROTOCOL.md §14.7), not an outage: no handshake came before it.
+    #[serde(default)]
+    pub gap: bool,
 }
 
 impl BoardHistory {
@@ -194,6 +198,7 @@ impl BoardHistory {
             base: before.cells.iter().collect(),
             changes,
             live_buttons: prev.buttons,
+            gap: false,
         }
     }
 }

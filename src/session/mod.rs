@@ -428,7 +428,7 @@ impl Session {
         self.link = Some(info);
         self.last_board_ms = None;
         self.buttons = ButtonCounters::default();
-        self.deferred.clear();
+        self.drop_unjudged_presses();
         self.stats.last_scan_counter = None;
         if news {
             let history =

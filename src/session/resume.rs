@@ -91,7 +91,7 @@ impl Session {
             since_ms: history.since_ms,
         };
         let base_now = self.now_ms;
-        if self.outage.is_none() && self.link.is_some() {
+        if history.gap && self.outage.is_none() && self.link.is_some() {
             // No outage: the link never went down, the board filled a gap in its scans
             // (scans it dropped while the host did not read, PROTOCOL.md §14.7). Replayed as
             // if they had come, ending now; nothing to tell the world.

@@ -117,13 +117,20 @@ impl Session {
                 .last()
                 .is_some_and(|m| m.color == color && m.point.is_none());
         let number = record.moves.len() as u32;
+        // the clock switched when this pass (or, for a pass by command, the same side's pass
+        // on the board still waiting to be judged) was pressed
         let switched = self
             .pass_readings
             .iter()
             .position(|&(c, t, _)| c == color && t == at_ms)
-            .map(|i| self.pass_readings.remove(i).2);
-        if let (Some(reading), Some(clock)) = (switched, &mut self.clock) {
-            // the clock switched when the pass was pressed
+            .or_else(|| {
+                self.pass_readings
+                    .iter()
+                    .position(|&(c, t, _)| c == color && t <= at_ms)
+            })
+            .map(|i| self.pass_readings.remove(i))
+            .map(|(_, t, reading)| (t, reading));
+        if let (Some((at_ms, reading)), Some(clock)) = (switched, &mut self.clock) {
             if recorded {
                 clock.set_press_move(color, at_ms, number);
                 let (ms, periods) = reading.sgf();
@@ -145,6 +152,19 @@ impl Session {
             self.referee.pass_pressed(color);
         } else if recorded && self.clock.is_none() {
             self.referee.pass_pressed(color);
+        }
+    }
+
+    /// A new session of the board: the presses not judged yet are dropped (they belong to
+    /// the board before), and a pass that switched the clock gives the time back.
+    pub(super) fn drop_unjudged_presses(&mut self) {
+        self.deferred.clear();
+        self.press_readings.clear();
+        let now = self.board_time_ms;
+        for (color, at_ms, _) in std::mem::take(&mut self.pass_readings) {
+            if let Some(clock) = &mut self.clock {
+                clock.revert_press_at(color, at_ms, now);
+            }
         }
     }
 

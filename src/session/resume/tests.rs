@@ -134,7 +134,10 @@ fn compare(noise: NoiseModel, seed: u64, from: usize, to: usize, away: Away) {
     }
     got.extend(std::iter::from_fn(|| s.poll_output()));
     let links_before = got.len() - game_events(&got).len();
-    let history = history_of(&scans[from - 1], &scans[from..=to], scans[to].buttons);
+    let history = BoardHistory {
+        gap: away == Away::Starved,
+        ..history_of(&scans[from - 1], &scans[from..=to], scans[to].buttons)
+    };
     s.handle_input(
         Input::LinkResumed {
             info: info(),
