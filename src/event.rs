@@ -215,6 +215,11 @@ pub enum EventKind {
         margin_stones: f64,
         /// The SGF `RE` this count gives.
         re: String,
+        /// The players count on the board (G9, C2): the dead stones are agreed and this
+        /// count is fixed until it is confirmed (R21.3) or disputed (R21.4); stones lifted,
+        /// moved or put meanwhile are the count's, not moves.
+        #[serde(default)]
+        counting: bool,
     },
     /// A warning was given (R24.1: one stone at the count; R24.2: two lose).
     Warning {

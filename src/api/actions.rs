@@ -12,6 +12,7 @@
 //! | `POST clock/adjust` | `{"color": "white", "delta_ms": 60000}` | give or take main time |
 //! | `POST result` | `{"decision": "black" \| "white" \| "draw" \| "both_lose" \| "replay" \| "no_result"}` | adjudicate |
 //! | `POST count` | `{"dead": ["D4", …] \| null}` | confirm the count (null: the proposal) |
+//! | `POST count/dispute` | `{"claimant": "white"}` | life and death disputed: play resumes, the claimant first (R21.4) |
 //! | `POST broadcast` | `{"delay_moves": n, "delay_s": n}` | the public broadcast delay |
 //!
 //! Errors: 401 without the right token, 400 for a body that is not JSON, 422 for JSON with
@@ -456,6 +457,22 @@ pub(super) async fn count(State(shared): State<Arc<Shared>>, Body(body): Body<Co
         }
     };
     apply(&shared, Command::ConfirmCount(dead)).await
+}
+
+/// `POST count/dispute`.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Dispute {
+    /// The side claiming stones dead that the other holds alive: it moves first (R21.4).
+    pub claimant: Side,
+}
+
+#[utoipa::path(post, path = "/api/v1/count/dispute", request_body = Dispute, security(("bearer" = [])), responses((status = 401, description = "no or wrong token", body = ErrorBody), (status = 400, description = "not JSON", body = ErrorBody), (status = 422, description = "wrong values", body = ErrorBody), (status = 409, description = "the rules refuse it", body = ErrorBody), (status = 413, description = "body too large"), (status = 200, description = "done", body = OkBody)))]
+pub(super) async fn dispute(
+    State(shared): State<Arc<Shared>>,
+    Body(body): Body<Dispute>,
+) -> Response {
+    apply(&shared, Command::DisputeCount(body.claimant.into())).await
 }
 
 fn check_delay(d: &crate::daemon::delay::DelaySettings) -> Result<(), String> {

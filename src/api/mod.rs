@@ -68,6 +68,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/api/v1/clock/adjust", post(actions::adjust))
         .route("/api/v1/result", post(actions::result))
         .route("/api/v1/count", post(actions::count))
+        .route("/api/v1/count/dispute", post(actions::dispute))
         .route("/api/v1/broadcast", post(actions::set_broadcast))
         .route_layer(middleware::from_fn_with_state(
             shared.clone(),

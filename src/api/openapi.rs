@@ -34,6 +34,7 @@ use utoipa::{Modify, OpenApi};
         super::actions::adjust,
         super::actions::result,
         super::actions::count,
+        super::actions::dispute,
         super::actions::set_broadcast,
     ),
     modifiers(&Bearer)

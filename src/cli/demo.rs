@@ -513,8 +513,15 @@ fn print_event(ev: &Event) {
             format!("      ! warning for {} ({count})", color.as_str())
         }
         EventKind::HandicapPlaced { points } => format!("      handicap {}", points.join(" ")),
-        EventKind::Count { dead, re, .. } => {
-            format!("      count {re} with {} stones dead", dead.len())
+        EventKind::Count {
+            dead, re, counting, ..
+        } => {
+            let agreed = if *counting {
+                " (agreed: the players count on the board)"
+            } else {
+                ""
+            };
+            format!("      count {re} with {} stones dead{agreed}", dead.len())
         }
         EventKind::Result { re, .. } => format!("      result {re}"),
         _ => return,

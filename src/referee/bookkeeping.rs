@@ -184,6 +184,14 @@ impl Referee {
         if matches!(self.phase, Phase::Finished | Phase::Paused) {
             return;
         }
+        if self.phase == Phase::Scoring && self.counting {
+            // the board is the players' abacus (C2): nothing to lift or put back
+            if !self.guidance.is_empty() {
+                self.guidance = BoardDiff::default();
+                self.push_phase();
+            }
+            return;
+        }
         let mut diff = BoardDiff::between(self.game.board(), actual);
         let flagged: Vec<Point> = self
             .violations

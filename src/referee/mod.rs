@@ -45,8 +45,8 @@ use std::collections::VecDeque;
 use crate::event::{CandidateMove, EventKind, Evidence, Phase, PointColor};
 pub use crate::rules::ViolationCode;
 use crate::rules::{
-    area_count, chinese_result, propose_dead, ChineseResult, Color, Game, GameRecord, Illegal,
-    Point, RecordedMove, DEFAULT_PLAYOUTS,
+    area_count, chinese_result, dead_shares, ChineseResult, Color, Game, GameRecord, Illegal,
+    Point, RecordedMove, DEAD_THRESHOLD, DEFAULT_PLAYOUTS,
 };
 use crate::sensing::{PointTimes, StoneGrid};
 pub use command::{Adjudication, CommandError, Ruling, SealedMove};
@@ -315,6 +315,23 @@ pub struct Referee {
     dead_lifted: Vec<Point>,
     /// In scoring: the stones proposed dead, and the count without them.
     proposal: Option<(Vec<Point>, ChineseResult)>,
+    /// In scoring: the stones of the chains the count takes for alive beyond dispute
+    /// ([`scoring::UNDISPUTED_SHARE`]): lifting one is counting, not a claim that it is dead.
+    #[serde(default)]
+    undisputed: Vec<Point>,
+    /// In scoring: the players count on the board (the dead stones are agreed: G9, C2). The
+    /// proposal is fixed; nothing on the board changes it until the count is confirmed
+    /// (R21.3) or disputed (R21.4).
+    #[serde(default)]
+    counting: bool,
+    /// In scoring: the sides that pressed their clock to agree to the count shown
+    /// `[black, white]`; both: the count is confirmed.
+    #[serde(default)]
+    agreed: [bool; 2],
+    /// Board time scoring began, ms: a press within [`scoring::AGREE_GRACE_MS`] after it is
+    /// the passer's habit, not agreement.
+    #[serde(default)]
+    scoring_since_ms: u64,
     sealed: Option<SealedMove>,
     /// Board time of the last board judged, ms: a stone never seen since must have gone down
     /// after it.
@@ -409,6 +426,10 @@ impl Referee {
             handicap_placed: Vec::new(),
             dead_lifted: Vec::new(),
             proposal: None,
+            undisputed: Vec::new(),
+            counting: false,
+            agreed: [false, false],
+            scoring_since_ms: 0,
             sealed: None,
             partial_since: None,
             overdue: None,

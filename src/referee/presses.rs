@@ -55,11 +55,7 @@ impl Referee {
             _ => false,
         };
         if both_passed && matches!(self.phase, Phase::Play) {
-            self.phase = Phase::Scoring;
-            self.resume_phase = Phase::Scoring;
-            self.dead_lifted.clear();
-            self.push_phase();
-            self.propose_count();
+            self.enter_scoring(at_ms);
         }
     }
 
@@ -161,6 +157,11 @@ impl Referee {
     pub fn on_clock(&mut self, color: Color, at_ms: u64) -> PressOutcome {
         if matches!(self.phase, Phase::Finished | Phase::Paused | Phase::Setup) {
             self.stats.ignored_presses += 1;
+            return PressOutcome::Stay;
+        }
+        if self.phase == Phase::Scoring {
+            // R21.1: a press after both passed agrees to the count shown
+            self.agree_to_count(color, at_ms);
             return PressOutcome::Stay;
         }
         if self.ambiguous.is_some() || self.phase == Phase::Desync {

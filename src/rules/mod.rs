@@ -48,8 +48,8 @@ pub use color::Color;
 pub use game::{Game, Illegal, MoveOutcome, Preview, SetupError};
 pub use point::{CoordError, Point, MAX_BOARD_SIZE, MIN_BOARD_SIZE};
 pub use scoring::{
-    area_count, area_map, chinese_result, propose_dead, proposed_result, unconditionally_alive,
-    AreaCount, AreaPoint, ChineseResult, DEAD_THRESHOLD, DEFAULT_PLAYOUTS,
+    area_count, area_map, chinese_result, dead_shares, propose_dead, proposed_result,
+    unconditionally_alive, AreaCount, AreaPoint, ChineseResult, DEAD_THRESHOLD, DEFAULT_PLAYOUTS,
 };
 pub use sgf::{GameInfo, GameRecord, RecordedMove, SgfError};
 pub use violation::ViolationCode;

@@ -335,11 +335,27 @@ pub fn unconditionally_alive(board: &Board) -> Vec<Point> {
 /// one desktop core: 12–35 ms (median 24) for the final positions of 22 real 19×19 games,
 /// about 70 ms for an empty 19×19 board, 12 ms for an empty 9×9 one.
 pub fn propose_dead(board: &Board, seed: u64, playouts: u32) -> Vec<Point> {
-    if playouts == 0 {
-        return Vec::new();
-    }
+    let n = board.size();
+    dead_shares(board, seed, playouts)
+        .into_iter()
+        .enumerate()
+        .filter(|&(_, share)| share > DEAD_THRESHOLD)
+        .map(|(k, _)| Point::from_index(k, n))
+        .collect()
+}
+
+/// For each point (row-major, `size²` values in 0..=1): for a stone, the share of the
+/// playouts of [`propose_dead`] in which the opponent owned its chain's points (averaged over
+/// them; 0 for a chain [`unconditionally_alive`] keeps); for an empty point 0. `propose_dead`
+/// takes the chains above [`DEAD_THRESHOLD`]; a chain near 0 is alive beyond reasonable
+/// dispute. With `playouts` = 0 every share is 0. Same cost as [`propose_dead`].
+pub fn dead_shares(board: &Board, seed: u64, playouts: u32) -> Vec<f64> {
     let grid = Grid::of(board);
     let n2 = grid.cells.len();
+    let mut shares = vec![0.0; n2];
+    if playouts == 0 {
+        return shares;
+    }
     let mut safe = vec![false; n2];
     for colour in [BLACK, WHITE] {
         for k in benson(&grid, colour) {
@@ -347,7 +363,6 @@ pub fn propose_dead(board: &Board, seed: u64, playouts: u32) -> Vec<Point> {
         }
     }
     let owned = ownership(board, seed, playouts);
-    let mut dead = Vec::new();
     for colour in [BLACK, WHITE] {
         let opponent = colour ^ 3;
         let (_, chains) = grid.components(|c| c == colour);
@@ -360,13 +375,12 @@ pub fn propose_dead(board: &Board, seed: u64, playouts: u32) -> Vec<Point> {
                 .map(|&k| u64::from(owned[k][usize::from(opponent - 1)]))
                 .sum();
             let share = lost as f64 / (chain.len() as f64 * f64::from(playouts));
-            if share > DEAD_THRESHOLD {
-                dead.extend(chain);
+            for k in chain {
+                shares[k] = share;
             }
         }
     }
-    dead.sort_unstable();
-    dead.into_iter().map(|k| grid.point(k)).collect()
+    shares
 }
 
 /// Proposes the dead stones ([`propose_dead`] with [`DEFAULT_PLAYOUTS`]), counts the board

@@ -295,6 +295,8 @@ pub enum Command {
     SwapColors,
     /// Both sides confirm the count (R21.1): `dead` as agreed, or `None` for the proposal.
     ConfirmCount(Option<Vec<Point>>),
+    /// R21.4: life and death disputed in scoring; play resumes with the claimant first.
+    DisputeCount(Color),
     /// R22.5: the referee rules on a flag fall left to it (`time_up = "referee"`): a pass
     /// with a warning (counting goes on), or the loss.
     RuleTimeUp {

@@ -805,6 +805,7 @@ impl Session {
             Command::SealMove(sealed) => self.referee.seal_move(sealed)?,
             Command::SwapColors => self.referee.swap_colors()?,
             Command::ConfirmCount(dead) => self.referee.confirm_count(dead)?,
+            Command::DisputeCount(claimant) => self.referee.dispute_count(claimant)?,
             Command::RuleTimeUp { pass } => {
                 let color = self.referee.rule_time_up(pass, now)?;
                 if let (true, Some(clock)) = (pass, &mut self.clock) {

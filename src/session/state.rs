@@ -139,6 +139,9 @@ pub struct StateView {
     pub handicap_left: u8,
     /// In scoring: the stones counted as dead (proposed or lifted), GTP.
     pub dead: Vec<String>,
+    /// In scoring: the players count on the board (G9, C2) — the dead stones are agreed and
+    /// the count fixed until it is confirmed (R21.3) or disputed (R21.4).
+    pub counting: bool,
     /// Referee rule profile (`cn2002`, `cn1988`).
     pub profile: &'static str,
     /// Both clocks as they show now (absent without a time control).
@@ -261,6 +264,7 @@ pub(super) fn view(session: &Session) -> StateView {
             .collect(),
         handicap_left: referee.handicap_left(),
         dead: referee.proposed_dead().iter().map(|&p| gtp(p)).collect(),
+        counting: referee.counting(),
         profile: referee.config().profile.as_str(),
         clock: session.clock_view(),
         committed: referee.last_move_committed(),

@@ -8,6 +8,7 @@ mod board;
 mod cli;
 mod clock;
 mod corpus;
+mod count;
 mod crash;
 mod disk;
 mod feeds;

@@ -5,6 +5,7 @@
 use super::*;
 use crate::event::EventKind;
 
+mod count;
 mod takeback;
 
 const B: Color = Color::Black;
