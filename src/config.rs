@@ -6,6 +6,10 @@
 //! data_dir = "/var/lib/smartgoban"                          # records are kept here
 //! settle_ms = 150                                           # stabiliser settle time, ms
 //! profile = "cn2002"                                        # referee rules: cn2002 or cn1988
+//! cycles = "referee"                                       # R20.3 triple ko, eternal life:
+//!                                                           # "referee" (flagged, the referee
+//!                                                           # rules), "no_result", "draw" or
+//!                                                           # "replay" (the game ends so)
 //! commit_ms = 3000                                          # no clock: a move is committed
 //!                                                           # after the board is settled this
 //!                                                           # long (0: only the clock commits)
@@ -66,7 +70,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::clock::TimeSystem;
-use crate::referee::{GameSetup, Profile};
+use crate::referee::{CycleRule, GameSetup, Profile};
 use crate::session::TimeUp;
 
 /// Default API address of `run`.
@@ -84,6 +88,7 @@ struct RawConfig {
     data_dir: Option<PathBuf>,
     settle_ms: Option<i64>,
     profile: Option<String>,
+    cycles: Option<String>,
     commit_ms: Option<i64>,
     time_up: Option<String>,
     charge_downtime: Option<bool>,
@@ -217,6 +222,8 @@ pub struct Config {
     pub settle_ms: u64,
     /// Referee rule profile.
     pub profile: Profile,
+    /// R20.3: what a whole-board cycle does to the game.
+    pub cycles: CycleRule,
     /// Without a clock, a move is committed once the board has stayed settled this long, ms
     /// (`None`: only a clock press commits; `commit_ms = 0` in the file).
     pub commit_ms: Option<u64>,
@@ -325,6 +332,16 @@ impl Config {
                 .parse()
                 .map_err(|_| bad("profile", format!("{p:?}"), "use \"cn2002\" or \"cn1988\""))?,
         };
+        let cycles = match raw.cycles.as_deref() {
+            None => CycleRule::Referee,
+            Some(c) => c.parse().map_err(|_: String| {
+                bad(
+                    "cycles",
+                    format!("{c:?}"),
+                    "use \"referee\", \"no_result\", \"draw\" or \"replay\"",
+                )
+            })?,
+        };
         let commit_ms = match raw.commit_ms {
             None => Some(3_000),
             Some(0) => None,
@@ -402,6 +419,7 @@ impl Config {
         let leds = led_config(raw.leds, &bad)?;
         Ok(Config {
             profile,
+            cycles,
             commit_ms,
             time_up,
             charge_downtime: raw.charge_downtime.unwrap_or(false),
@@ -604,6 +622,7 @@ fn unreachable_defaults() -> Config {
         data_dir: PathBuf::from(DEFAULT_DATA_DIR),
         settle_ms: 150,
         profile: Profile::Cn2002,
+        cycles: CycleRule::Referee,
         commit_ms: Some(3_000),
         time_up: TimeUp::Loss,
         charge_downtime: false,

@@ -267,7 +267,8 @@ pub enum EventKind {
     Result {
         /// Winner, or null for a draw / no result.
         winner: Option<Color>,
-        /// `resignation`, `count`, `time`, `two_warnings` or `referee`.
+        /// `resignation`, `count`, `time`, `two_warnings`, `referee` or `cycle` (a whole-board
+        /// cycle under the event's rule, R20.3).
         #[serde(deserialize_with = "crate::referee::intern::deserialize")]
         reason: crate::referee::intern::StaticStr,
         /// Black's points at the count (area scoring), when counted.

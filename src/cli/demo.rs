@@ -315,6 +315,7 @@ fn referee_config(args: &DemoArgs, source: &Source) -> RefereeConfig {
     };
     RefereeConfig {
         profile: args.profile.or(script_profile).unwrap_or_default(),
+        cycles: args.cycles.unwrap_or_default(),
         policy: args.referee.unwrap_or(match source {
             Source::Record(_) => Policy::AcceptAsPlayed,
             Source::Script(_) => Policy::Rules,

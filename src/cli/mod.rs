@@ -146,6 +146,11 @@ pub struct DemoArgs {
     /// Referee rules: cn2002 (default, or the script's `profile`) or cn1988.
     #[arg(long, value_parser = parse_profile)]
     pub profile: Option<Profile>,
+    /// R20.3, a whole-board cycle (triple ko, eternal life …), by the event's rules: `referee`
+    /// (flagged, the referee rules; the default), `no_result` (RE[Void]), `draw` (RE[0]) or
+    /// `replay` (RE[Void], to be replayed).
+    #[arg(long, value_name = "RULE", value_parser = parse_cycles)]
+    pub cycles: Option<crate::referee::CycleRule>,
     /// Play with a game clock (e.g. "main=10m cn=3x60s", "main=5m jp=3x30s"): the virtual
     /// players press it after each move; a script's `time` header is used otherwise.
     #[arg(long, value_name = "SYSTEM", value_parser = parse_time)]
@@ -238,6 +243,10 @@ fn parse_speed(s: &str) -> Result<Speed, String> {
 }
 
 fn parse_profile(s: &str) -> Result<Profile, String> {
+    s.parse()
+}
+
+fn parse_cycles(s: &str) -> Result<crate::referee::CycleRule, String> {
     s.parse()
 }
 

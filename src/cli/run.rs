@@ -70,6 +70,7 @@ pub async fn run(args: RunArgs) -> Result<(), RunError> {
                 profile: config.profile,
                 policy: Policy::Rules,
                 commit_ms: config.commit_ms,
+                cycles: config.cycles,
             },
             first_seq: seq_epoch(),
             time_up: config.time_up,

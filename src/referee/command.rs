@@ -24,7 +24,7 @@ pub enum Adjudication {
     BothLose,
     /// The game is to be replayed; no result (`RE[Void]`).
     Replay,
-    /// No result (`RE[?]`).
+    /// No result (`RE[Void]`).
     NoResult,
 }
 

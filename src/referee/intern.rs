@@ -14,7 +14,14 @@ use super::Profile;
 use crate::rules::ViolationCode;
 
 /// The result reasons the referee gives (DESIGN.md `result.reason`).
-const REASONS: [&str; 5] = ["resignation", "count", "time", "two_warnings", "referee"];
+const REASONS: [&str; 6] = [
+    "resignation",
+    "count",
+    "time",
+    "two_warnings",
+    "referee",
+    "cycle",
+];
 
 /// A `&'static str` field read back with [`deserialize`]. (Spelled through this alias so the
 /// serde derive does not take it for a string borrowed from the input.)

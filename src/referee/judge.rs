@@ -373,6 +373,7 @@ impl Referee {
                     obs.grid,
                     BoardDiff::default(),
                 );
+                self.end_by_cycle();
             }
         }
     }

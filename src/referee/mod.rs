@@ -94,6 +94,57 @@ pub struct RefereeConfig {
     /// Without a clock, a move is committed once the board has stayed settled this long after
     /// it, ms of board time; `None`: only a clock press (or the opponent's move) commits.
     pub commit_ms: Option<u64>,
+    /// What a whole-board cycle does to the game (R20.3, O11.3): the event's rules.
+    #[serde(default)]
+    pub cycles: CycleRule,
+}
+
+/// What a whole-board cycle — triple ko, quadruple ko, eternal life, sending two returning
+/// one (R20.3, O11.3) — does to the game: "in principle forbidden; the event rules decide: no
+/// result, draw, or replay". Config `cycles = "referee" | "no_result" | "draw" | "replay"`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CycleRule {
+    /// `superko_cycle` is flagged and play goes on until the referee rules (`POST result`).
+    #[default]
+    Referee,
+    /// The game ends without a result: `RE[Void]`.
+    NoResult,
+    /// The game ends drawn: `RE[0]`.
+    Draw,
+    /// The game ends to be replayed: `RE[Void]`, the violation closed as `replay`.
+    Replay,
+}
+
+impl CycleRule {
+    /// The config name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CycleRule::Referee => "referee",
+            CycleRule::NoResult => "no_result",
+            CycleRule::Draw => "draw",
+            CycleRule::Replay => "replay",
+        }
+    }
+}
+
+impl std::str::FromStr for CycleRule {
+    type Err = String;
+
+    /// `referee`, `no_result`, `draw` or `replay`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(match s {
+            "referee" => CycleRule::Referee,
+            "no_result" => CycleRule::NoResult,
+            "draw" => CycleRule::Draw,
+            "replay" => CycleRule::Replay,
+            other => {
+                return Err(format!(
+                    "{other:?}: use \"referee\", \"no_result\", \"draw\" or \"replay\""
+                ))
+            }
+        })
+    }
 }
 
 impl Default for RefereeConfig {
@@ -102,6 +153,7 @@ impl Default for RefereeConfig {
             profile: Profile::Cn2002,
             policy: Policy::Rules,
             commit_ms: Some(3_000),
+            cycles: CycleRule::Referee,
         }
     }
 }

@@ -20,12 +20,41 @@ impl Referee {
             Adjudication::Draw => (None, "0".to_string()),
             Adjudication::BothLose => (None, "Void".to_string()),
             Adjudication::Replay => (None, "Void".to_string()),
-            Adjudication::NoResult => (None, "?".to_string()),
+            Adjudication::NoResult => (None, "Void".to_string()),
         };
         self.finish(GameResult {
             winner,
             reason: "referee",
             re,
+        });
+    }
+
+    /// A whole-board cycle was just flagged (R20.3): the event's rule ([`CycleRule`]) ends
+    /// the game without a result, drawn, or to be replayed — or leaves it to the referee.
+    pub(super) fn end_by_cycle(&mut self) {
+        let (re, how) = match self.config.cycles {
+            CycleRule::Referee => return,
+            CycleRule::NoResult => ("Void", "no_result"),
+            CycleRule::Draw => ("0", "draw"),
+            CycleRule::Replay => ("Void", "replay"),
+        };
+        self.note_on_last(&format!(
+            "R20.3: the cycle ends the game by the event's rules: {}",
+            how.replace('_', " ")
+        ));
+        let open: Vec<u32> = self
+            .violations
+            .iter()
+            .filter(|v| v.open && v.code == ViolationCode::SuperkoCycle)
+            .map(|v| v.id)
+            .collect();
+        for id in open {
+            self.close(id, how);
+        }
+        self.finish(GameResult {
+            winner: None,
+            reason: "cycle",
+            re: re.to_string(),
         });
     }
 

@@ -63,6 +63,7 @@ pub fn demo_args(game: Option<&Path>, noise: NoiseModel, seed: u64) -> DemoArgs 
         exit_when_done: true,
         settle_ms: 150,
         profile: None,
+        cycles: None,
         time: None,
         referee: None,
         quiet: true,

@@ -6,6 +6,7 @@ use super::*;
 use crate::event::EventKind;
 
 mod count;
+mod cycles;
 mod takeback;
 
 const B: Color = Color::Black;
