@@ -10,17 +10,16 @@ use rand_chacha::ChaCha8Rng;
 
 /// A real game played to its end (Fox Go Server, 2017, 246 moves, counted W+2 with its
 /// dead stones still on the board), from the test fixtures.
-const FINISHED_GAME: &str = concat!(
+const FINISHED_GAME: &[u8] = include_bytes!(concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/fixtures/games/yenw-computer-go-dataset/CGI Fox Go Server/",
     "2017.09.24 咆哮 vs CGI (49790172).SGF"
-);
+));
 
 /// A referee in play on the final position of [`FINISHED_GAME`], set up as its starting
 /// stones, Black to move.
 fn final_position() -> Board {
-    let bytes = std::fs::read(FINISHED_GAME).unwrap();
-    let record = GameRecord::from_sgf_bytes(&bytes).unwrap();
+    let record = GameRecord::from_sgf_bytes(FINISHED_GAME).unwrap();
     let mut game =
         Game::with_setup(record.info.size, &record.setup, record.first_to_move()).unwrap();
     for m in &record.moves {

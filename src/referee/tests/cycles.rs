@@ -5,16 +5,16 @@
 
 use super::*;
 
-const CYCLE_GAME: &str = concat!(
+const CYCLE_GAME: &[u8] = include_bytes!(concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/fixtures/games/yenw-computer-go-dataset/The 11th Computer Go UEC Cup/day1/",
     "6-QuinoaIgo-Kugutsu.sgf"
-);
+));
 
 /// The cycle game played on the board under `cycles` (each stone put, its captures lifted)
 /// up to move `last`, under the rules' sanctions.
 fn play_to(cycles: CycleRule, last: usize) -> Board {
-    let record = GameRecord::from_sgf_bytes(&std::fs::read(CYCLE_GAME).unwrap()).unwrap();
+    let record = GameRecord::from_sgf_bytes(CYCLE_GAME).unwrap();
     let config = RefereeConfig {
         cycles,
         ..RefereeConfig::default()
