@@ -86,14 +86,7 @@ impl Referee {
     /// the first move). The stones lifted as dead go back.
     fn resume_from_scoring(&mut self, color: Color, obs: Observation<'_>) -> bool {
         let lifted = std::mem::take(&mut self.dead_lifted);
-        self.end_scoring();
-        self.phase = Phase::Play;
-        self.resume_phase = Phase::Play;
-        self.push_phase();
-        if self.game.to_move() != color {
-            self.record_pass(color.opposite(), obs.at_ms);
-            self.note_on_last("R21.4: the claimant moves first");
-        }
+        self.resume_play_for(color, obs.at_ms);
         // The new stone with its own captures lifted, as on any board…
         let verdict = explain(&self.game, &self.pending, obs.grid);
         if self.apply_verdict(verdict, obs) {
@@ -107,6 +100,19 @@ impl Referee {
             ..obs
         };
         self.apply_verdict(verdict, masked_obs)
+    }
+
+    /// R21.4: scoring left for play, `claimant` to move first — a pass of the other side
+    /// recorded at board time `at_ms` if it is that side's turn.
+    fn resume_play_for(&mut self, claimant: Color, at_ms: u64) {
+        self.end_scoring();
+        self.phase = Phase::Play;
+        self.resume_phase = Phase::Play;
+        self.push_phase();
+        if self.game.to_move() != claimant {
+            self.record_pass(claimant.opposite(), at_ms);
+            self.note_on_last("R21.4: the claimant moves first");
+        }
     }
 
     /// The board shows the count (C2): the dead stones as proposed now are agreed.
@@ -161,14 +167,7 @@ impl Referee {
         if self.phase != Phase::Scoring {
             return Err(CommandError::WrongPhase(self.phase.as_str()));
         }
-        self.end_scoring();
-        self.phase = Phase::Play;
-        self.resume_phase = Phase::Play;
-        self.push_phase();
-        if self.game.to_move() != claimant {
-            self.record_pass(claimant.opposite(), self.now_ms);
-            self.note_on_last("R21.4: the claimant moves first");
-        }
+        self.resume_play_for(claimant, self.now_ms);
         self.rejudge_last_board();
         if let Some(grid) = self.last_grid.clone() {
             self.refresh_guidance(&grid);
