@@ -374,9 +374,10 @@ fn corpus_dir() -> Option<PathBuf> {
 /// Every game of `yenw-computer-go-dataset/` won on counting (`result_kind` = `counted`) whose
 /// rules are Chinese or not given: replayed, scored from its final board, compared with `RE`.
 ///
-/// Measured (seed 1, 100 playouts): 22 games; the winner agrees in 18, the margin is within
-/// one point in 20 (and equal in 12). The same figures, from the same proposals, for every
-/// seed from 1 to 10. They are the floors asserted. The four games that differ:
+/// Measured (seed 1, [`DEFAULT_PLAYOUTS`] = 500 playouts): 22 games; the winner agrees in 18, the
+/// margin is within one point in 20 (and equal in 12). The same figures for every seed from 1 to
+/// 10, with 500 playouts and with 100 (the default before issue 14; for seed 1 the proposals of
+/// these games are the same with both). They are the floors asserted. The four games that differ:
 ///
 /// * `2018 Tencent …/S 1-3 ELFOpenGo vs Golaxy` (`RE[B+0.2]`, ¼ stone = B+0.5): W+0.5 here,
 ///   one point off, which decides the winner. The game stopped with 12 neutral points and

@@ -12,6 +12,8 @@
 //!
 //! * [`Board`] — stones, groups, liberties, captures, Zobrist hash; cheap to clone.
 //! * [`Game`] — turn, passes, ko, capture counters, repetition record, undo.
+//! * [`PlayoutBoard`] — the same placement rules in O(1) per question, for random playouts
+//!   (the dead-stone proposal, [`propose_dead`]).
 //! * [`check_record`] — what a referee flags in a [`GameRecord`], and the refereed line.
 //! * [`GameRecord`] — SGF in ([`GameRecord::from_sgf_bytes`]) and out
 //!   ([`GameRecord::to_sgf`]).
@@ -36,6 +38,7 @@ mod board;
 mod check;
 mod color;
 mod game;
+pub mod playout;
 mod point;
 mod scoring;
 pub mod sgf;
@@ -46,6 +49,7 @@ pub use board::{Board, BoardError, BoardParseError, SizeError};
 pub use check::{check_record, CheckReport, RecordViolation};
 pub use color::Color;
 pub use game::{Game, Illegal, MoveOutcome, Preview, SetupError};
+pub use playout::{Placement, PlayoutBoard, PositionSet};
 pub use point::{CoordError, Point, MAX_BOARD_SIZE, MIN_BOARD_SIZE};
 pub use scoring::{
     area_count, area_map, chinese_result, dead_shares, propose_dead, proposed_result,

@@ -19,7 +19,7 @@
 //! * [`proposed_result`] — the three together.
 //!
 //! Pure and deterministic like the rest of the rules core: no clock, no I/O; the only
-//! randomness is a [`ChaCha8Rng`] seeded from the `seed` argument.
+//! randomness is a [`ChaCha8Rng`](rand_chacha::ChaCha8Rng) seeded from the `seed` argument.
 //!
 //! ```
 //! use smartgoban::rules::{area_count, chinese_result, propose_dead, Board, Color};
@@ -38,12 +38,12 @@
 //! assert_eq!(result.margin_stones, 0.75);
 //! ```
 
+mod ownership;
+
 use super::board::Board;
 use super::color::Color;
 use super::point::Point;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
-use std::collections::HashSet;
+use ownership::ownership;
 
 /// The share of playouts above which a chain whose points end up the opponent's is proposed
 /// dead by [`propose_dead`]: a strict majority.
@@ -57,13 +57,21 @@ use std::collections::HashSet;
 /// 0.35 to 0.6 and fell above 0.65 (dead stones left on the board; at 0.7 the margins within a
 /// point dropped from 105 to 95 of 110 game × seed pairs). On a wider set that adds 32 Fox
 /// games with komi the gap was as clear (0.5 % of the shares between 0.4 and 0.6). 0.5 sits in
-/// the middle of the gap.
+/// the middle of the gap. With 500 playouts ([`DEFAULT_PLAYOUTS`] since issue 14) the gap is the
+/// same: of the same 4 400 evaluations none falls between 0.4 and 0.6.
 pub const DEAD_THRESHOLD: f64 = 0.5;
 
-/// Playouts [`proposed_result`] runs: enough for a stable proposal on 19×19 (the results of the
-/// real games of the corpus come out the same for seeds 1–10), at some 25 ms on a desktop core
-/// (see [`propose_dead`]).
-pub const DEFAULT_PLAYOUTS: u32 = 100;
+/// Playouts [`proposed_result`] (and the referee, the `score` command) runs: 500, five times
+/// the former 100, since the playouts run on a [`PlayoutBoard`](super::PlayoutBoard) (issue
+/// 14) — more playouts for the same time, so that a chain near the threshold (a seki, a group
+/// short of liberties) is decided by fewer coin flips: on the final positions of the 600 games
+/// of the corpus, the proposals for seeds 1 and 2 differ in 168 positions by 559 stones, against
+/// 242 positions and 1 118 stones with 100 playouts. The results of the real counted games of
+/// the corpus come out the same for seeds 1–10 (`tests/rules_scoring.rs`), as with 100, and for
+/// seed 1 no proposal of theirs changed with the raise (those of 180 other final positions,
+/// mostly of unfinished or resigned games, did). Time: see [`propose_dead`]; on a Raspberry
+/// Pi, some 3–5 times as long.
+pub const DEFAULT_PLAYOUTS: u32 = 500;
 
 /// The count of a finished board by area (G9), in **points**: each side's living stones and the
 /// empty points it alone surrounds, and the neutral points (dame) between both sides.
@@ -309,10 +317,10 @@ pub fn unconditionally_alive(board: &Board) -> Vec<Point> {
 ///    chain of the mover's in atari, extend on that chain's liberty (when the move is allowed
 ///    under 3);
 /// 2. otherwise a uniformly random move among the allowed ones;
-/// 3. allowed: legal (G4, G5 by [`Board::play`]; the R20.1 simple-ko ban as in
-///    [`Game::play`](super::Game::play)), not filling one of the mover's own single-point eyes
-///    and, unless it captures, not leaving a chain of two or more of the mover's stones in
-///    atari; a side without an allowed move passes.
+/// 3. allowed: legal (G4, G5 and the R20.1 simple-ko ban, as [`Board::play`] and
+///    [`Game::play`](super::Game::play) have them), not filling one of the mover's own
+///    single-point eyes and, unless it captures, not leaving a chain of two or more of the
+///    mover's stones in atari; a side without an allowed move passes.
 ///
 /// A playout also ends when a whole-board position comes back (a double ko or another cycle,
 /// R20.2–R20.3, left as it stands) and after 3 × size² moves at most. Half the playouts start
@@ -330,10 +338,20 @@ pub fn unconditionally_alive(board: &Board) -> Vec<Point> {
 /// liberty of a seki is never allowed, and seki stones survive the playouts (those of the seki
 /// in the tests, every one) and are not proposed.
 ///
-/// Deterministic for a given `seed`. With `playouts` = 0 nothing is proposed. Cost: about
-/// `playouts` × 1–3 × (empty points) moves. Measured with 100 playouts in a release build on
-/// one desktop core: 12–35 ms (median 24) for the final positions of 22 real 19×19 games,
-/// about 70 ms for an empty 19×19 board, 12 ms for an empty 9×9 one.
+/// The playouts run on a [`PlayoutBoard`](super::PlayoutBoard), where every question the
+/// policy asks (legal? captures? atari? own eye? position seen before?) costs O(1). Candidates
+/// are drawn from its list of empty points, a seeded [`ChaCha8Rng`](rand_chacha::ChaCha8Rng)
+/// choosing among the entries not yet rejected for this move.
+///
+/// Deterministic for a given `seed`: the same proposal on every platform, and the same as
+/// before issue 14 (when the playouts copied a [`Board`] per trial move) for the same seed and
+/// playouts. With `playouts` = 0 nothing is proposed. Cost: about `playouts` × 1–3 × (empty
+/// points) moves. Measured (`cargo bench --bench rules -- propose_dead`, release build, one
+/// core of a shared 2-core machine, over several runs): with 500 playouts 12–39 ms (median
+/// 20–27) for the final positions of the 22 counted 19×19 games of the corpus, 21–27 ms for
+/// that of the fixture game `2017.09.24 咆哮 vs CGI`, 40–55 ms for an empty 19×19 board, 10–13
+/// ms for an empty 9×9 one; with 100 playouts 5–7 ms for the fixture's position, where the
+/// playouts on [`Board`] took 34–40 ms (19–66 ms, median 37–41, for the 22 games).
 pub fn propose_dead(board: &Board, seed: u64, playouts: u32) -> Vec<Point> {
     let n = board.size();
     dead_shares(board, seed, playouts)
@@ -397,181 +415,6 @@ pub fn proposed_result(
     let count = area_count(board, &dead);
     let result = chinese_result(&count, board.size(), komi_points, warnings);
     (dead, count, result)
-}
-
-/// For each point (row-major), in how many of `playouts` random playouts it ended up
-/// `[black, white]`.
-fn ownership(board: &Board, seed: u64, playouts: u32) -> Vec<[u32; 2]> {
-    let size = board.size();
-    let n = usize::from(size);
-    let mut owned = vec![[0u32; 2]; n * n];
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let start: Vec<Point> = board.empty_points().collect();
-    let cap = 3 * n * n;
-    let mut empties = Vec::with_capacity(n * n);
-    let mut seen = HashSet::with_capacity(cap);
-    for i in 0..playouts {
-        let first = if i % 2 == 0 {
-            Color::Black
-        } else {
-            Color::White
-        };
-        empties.clear();
-        empties.extend_from_slice(&start);
-        let end = playout(board, first, &mut empties, &mut seen, cap, &mut rng);
-        let grid = Grid::of(&end);
-        for (k, own) in owned.iter_mut().enumerate() {
-            if let Some(c) = grid.owner(k) {
-                own[usize::from(c - 1)] += 1;
-            }
-        }
-    }
-    owned
-}
-
-/// One random playout from `board`, `first` to move; `empties` holds the empty points of
-/// `board` on entry (in any order) and is used as scratch, as is `seen`. Returns the final
-/// board.
-///
-/// The R20.1 simple-ko ban is kept here as in [`Game::play`](super::Game::play): a stone that
-/// captures exactly one stone and then stands alone with one liberty forbids the opponent to
-/// retake at once by capturing just that stone. Longer cycles (double ko, triple ko, sending
-/// two and returning one: R20.2, R20.3) are not forbidden; the playout simply ends when a
-/// whole-board position comes back, and the points are counted as they stand. Without that
-/// stop, such cycles ran to the move cap `cap` in half the playouts of some real final
-/// positions, at ten times the cost.
-fn playout(
-    board: &Board,
-    first: Color,
-    empties: &mut Vec<Point>,
-    seen: &mut HashSet<u64>,
-    cap: usize,
-    rng: &mut ChaCha8Rng,
-) -> Board {
-    let mut board = board.clone();
-    let mut ko: Option<(Point, Color)> = None;
-    seen.clear();
-    seen.insert(board.hash());
-    let mut colour = first;
-    let mut passes = 0;
-    let mut moves = 0;
-    let mut last: Option<Point> = None;
-    while passes < 2 && moves < cap {
-        moves += 1;
-        let mut played = None;
-        if let Some(last) = last {
-            for q in tactical_moves(&board, last, colour) {
-                if let Some(captured) = play_checked(&mut board, ko, colour, q) {
-                    if let Some(j) = empties.iter().position(|&e| e == q) {
-                        empties.swap_remove(j);
-                    }
-                    empties.extend_from_slice(&captured);
-                    played = Some((q, captured));
-                    break;
-                }
-            }
-        }
-        // Draw candidates without replacement until one is playable: a uniform choice among
-        // the playable moves. Rejected candidates are moved past `left`.
-        let mut left = if played.is_some() { 0 } else { empties.len() };
-        while left > 0 {
-            let j = rng.random_range(0..left);
-            let p = empties[j];
-            if !board.is_single_point_eye(p, colour) {
-                if let Some(captured) = play_checked(&mut board, ko, colour, p) {
-                    empties.swap_remove(j);
-                    empties.extend_from_slice(&captured);
-                    played = Some((p, captured));
-                    break;
-                }
-            }
-            left -= 1;
-            empties.swap(j, left);
-        }
-        match played {
-            Some((p, captured)) => {
-                passes = 0;
-                last = Some(p);
-                ko = match captured.as_slice() {
-                    &[taken] if board.liberties(p) == 1 && board.group(p).len() == 1 => {
-                        Some((taken, colour.opposite()))
-                    }
-                    _ => None,
-                };
-                if !seen.insert(board.hash()) {
-                    break;
-                }
-            }
-            None => {
-                ko = None;
-                last = None;
-                passes += 1;
-            }
-        }
-        colour = colour.opposite();
-    }
-    board
-}
-
-/// The replies to the opponent's stone on `last` that any player would consider first, for
-/// `colour` to move: capture the chain of `last` if it is in atari; else save a chain of
-/// `colour` next to `last` that it put in atari, by extending on its liberty.
-fn tactical_moves(board: &Board, last: Point, colour: Color) -> Vec<Point> {
-    let mut out = Vec::new();
-    if board.liberties(last) == 1 {
-        out.extend(liberty_of(board, last));
-    }
-    let size = board.size();
-    let near = [
-        (last.x > 0).then(|| Point::new(last.x - 1, last.y)),
-        (last.x + 1 < size).then(|| Point::new(last.x + 1, last.y)),
-        (last.y > 0).then(|| Point::new(last.x, last.y - 1)),
-        (last.y + 1 < size).then(|| Point::new(last.x, last.y + 1)),
-    ];
-    for q in near.into_iter().flatten() {
-        if board.get(q) == Some(colour) && board.liberties(q) == 1 {
-            out.extend(liberty_of(board, q));
-        }
-    }
-    out
-}
-
-/// A liberty of the chain on `p` (the only one, for a chain in atari).
-fn liberty_of(board: &Board, p: Point) -> Option<Point> {
-    let size = board.size();
-    board.group(p).into_iter().find_map(|s| {
-        [
-            (s.x > 0).then(|| Point::new(s.x - 1, s.y)),
-            (s.x + 1 < size).then(|| Point::new(s.x + 1, s.y)),
-            (s.y > 0).then(|| Point::new(s.x, s.y - 1)),
-            (s.y + 1 < size).then(|| Point::new(s.x, s.y + 1)),
-        ]
-        .into_iter()
-        .flatten()
-        .find(|&q| board.get(q).is_none())
-    })
-}
-
-/// Plays `colour` on `p` if it is legal (G4, G5, R20.1 with the ban `ko`) and not a
-/// self-atari of a chain (see [`propose_dead`]), returning the captured points; `None`, with
-/// the board unchanged, if not. A single stone may still be thrown in.
-fn play_checked(
-    board: &mut Board,
-    ko: Option<(Point, Color)>,
-    colour: Color,
-    p: Point,
-) -> Option<Vec<Point>> {
-    let mut trial = board.clone();
-    let captured = trial.play(colour, p).ok()?;
-    if ko == Some((p, colour)) && captured.len() == 1 {
-        // The immediate retake of a single ko (R20.1).
-        return None;
-    }
-    if captured.is_empty() && trial.liberties(p) == 1 && trial.group(p).len() > 1 {
-        return None;
-    }
-    *board = trial;
-    Some(captured)
 }
 
 /// Benson's algorithm for the chains of `colour` (`BLACK` or `WHITE`): the points of the
@@ -684,21 +527,6 @@ impl Grid {
         ]
         .into_iter()
         .flatten()
-    }
-
-    /// The owner of point `k` at the end of a playout: its stone, or for an empty point the
-    /// colour of all its neighbours (if they are all one colour).
-    fn owner(&self, k: usize) -> Option<u8> {
-        match self.cells[k] {
-            EMPTY => {
-                let mut seen = 0u8;
-                for m in self.neighbours(k) {
-                    seen |= self.cells[m];
-                }
-                matches!(seen, BLACK | WHITE).then_some(seen)
-            }
-            c => Some(c),
-        }
     }
 
     /// The connected components of the points whose value satisfies `keep`: the component
@@ -893,36 +721,5 @@ mod tests {
             alive, black,
             "Black is pass-alive; White's one big area is not a vital region"
         );
-    }
-
-    #[test]
-    fn playouts_are_deterministic() {
-        let b = board(&[
-            ".X.XO....", //
-            "XXXXO....",
-            "OOOOO....",
-            ".........",
-            "...X.....",
-            ".........",
-            ".........",
-            ".........",
-            ".........",
-        ]);
-        let a = propose_dead(&b, 7, 50);
-        assert_eq!(a, propose_dead(&b, 7, 50));
-        assert_eq!(ownership(&b, 3, 20), ownership(&b, 3, 20));
-        assert!(propose_dead(&b, 7, 0).is_empty());
-    }
-
-    #[test]
-    fn seki_stones_survive_every_playout() {
-        // The playouts never fill a shared liberty of a seki (self-atari of a chain).
-        let b = board(&SEKI);
-        let grid = Grid::of(&b);
-        for (k, own) in ownership(&b, 1, 200).iter().enumerate() {
-            if grid.cells[k] != EMPTY {
-                assert_eq!(own[usize::from(grid.cells[k] - 1)], 200, "point {k}");
-            }
-        }
     }
 }
