@@ -200,7 +200,7 @@ fn corpus_agrees_with_the_manifest_and_round_trips() {
     if shared.join("MANIFEST.tsv").is_file() {
         assert_eq!(check_folder(&shared), 600);
     } else {
-        assert_eq!(check_folder(&fixtures()), 12);
+        assert_eq!(check_folder(&fixtures()), 16);
     }
 }
 

@@ -44,6 +44,11 @@ pub enum Commands {
     Check(CheckArgs),
     /// Counts a record's final position under the Chinese rules (area, komi in points and
     /// stones, dame shared); exit 2 if the record cannot be read.
+    ///
+    /// The record's invalid moves (a stone on an occupied point, a forbidden point, an
+    /// immediate ko retake) are read as passes, as the referee at the board reads them; a note
+    /// names each (with --json: `invalid_moves_read_as_passes`), since the position counted is
+    /// then not the one the record shows.
     Score(ScoreArgs),
     /// The LEDs under the points: `leds test` walks them in chain order to check the wiring.
     Leds(leds::LedsArgs),
@@ -221,7 +226,9 @@ pub struct ScoreArgs {
     /// Komi in points (default: the record's KM, else 7.5).
     #[arg(long, value_name = "K", allow_negative_numbers = true)]
     pub komi: Option<f64>,
-    /// One JSON object instead of lines for people.
+    /// One JSON object instead of lines for people: `black_area`, `white_area`, `dame`,
+    /// `dead`, `komi`, `result`, `margin_stones` and `invalid_moves_read_as_passes` (each
+    /// `{number, color, point, code, clause}`; empty when every move was valid).
     #[arg(long)]
     pub json: bool,
 }

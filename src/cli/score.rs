@@ -2,7 +2,10 @@
 //! area, C2: komi in points and stones, R21.2: neutral points shared half each).
 //!
 //! The position is the record's last one (setup stones, then the main line as a referee at the
-//! board keeps it: an invalid placement is a pass). The dead stones are proposed as the
+//! board keeps it: an invalid placement — on an occupied point, a forbidden point or an
+//! immediate ko retake, see [`check_record`] — is a pass). Such moves are listed
+//! ([`Score::invalid_moves_read_as_passes`], and a note in the text), since the position counted
+//! is then not the one the record shows. The dead stones are proposed as the
 //! service proposes them when both sides have passed ([`propose_dead`], `--dead auto`), none
 //! (`--dead none`), or given (`--dead D4,E5`).
 
@@ -10,7 +13,8 @@ use std::io::Write;
 
 use super::ScoreArgs;
 use crate::rules::{
-    area_count, check_record, chinese_result, propose_dead, GameRecord, Point, DEFAULT_PLAYOUTS,
+    area_count, check_record, chinese_result, propose_dead, CheckReport, GameRecord, Point,
+    ViolationCode, DEFAULT_PLAYOUTS,
 };
 
 /// The komi of a record without `KM`: 7.5 points (C2: 3¾ stones).
@@ -37,6 +41,26 @@ pub struct Score {
     pub result: String,
     /// Black's margin in stones (子): points / 2, negative when White wins.
     pub margin_stones: f64,
+    /// The record's moves that are invalid under the rules and were read as passes (a stone on
+    /// an occupied point, C5/O13; a forbidden point, G5/R19; an immediate ko retake,
+    /// R18.3/R20.1), in move order. When there are any, the position counted is not the one
+    /// the record shows. Empty for a record without them.
+    pub invalid_moves_read_as_passes: Vec<PassedMove>,
+}
+
+/// A move of the record read as a pass (see [`Score::invalid_moves_read_as_passes`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct PassedMove {
+    /// 1-based number of the move in the main line (passes count).
+    pub number: u32,
+    /// `black` or `white`.
+    pub color: String,
+    /// The point the record gives, GTP.
+    pub point: String,
+    /// Why it is invalid: `occupied_point`, `forbidden_point` or `ko_recapture`.
+    pub code: String,
+    /// The RULES.md clause(s).
+    pub clause: String,
 }
 
 /// Why a record could not be counted: exit 2.
@@ -72,6 +96,7 @@ pub fn score(args: &ScoreArgs) -> Result<Score, ScoreError> {
     let size = record.info.size;
     let report = check_record(&record);
     let board = report.final_game.board();
+    let invalid_moves_read_as_passes = passed_moves(&record, &report);
     let dead: Vec<Point> = match args.dead.trim() {
         "auto" => propose_dead(board, PROPOSAL_SEED, DEFAULT_PLAYOUTS),
         "none" | "" => Vec::new(),
@@ -107,7 +132,39 @@ pub fn score(args: &ScoreArgs) -> Result<Score, ScoreError> {
         komi,
         result: result.re,
         margin_stones: result.margin_stones,
+        invalid_moves_read_as_passes,
     })
+}
+
+/// The moves of `record` that [`check_record`] turned into passes: a point in the record, a
+/// pass in the refereed line.
+fn passed_moves(record: &GameRecord, report: &CheckReport) -> Vec<PassedMove> {
+    let size = record.info.size;
+    record
+        .moves
+        .iter()
+        .zip(&report.refereed)
+        .enumerate()
+        .filter_map(|(k, (m, &(_, refereed)))| {
+            let p = m.point?;
+            if refereed.is_some() {
+                return None;
+            }
+            let number = k as u32 + 1;
+            // the violation that made it a pass (a move can also be `two_moves_in_a_row`)
+            let v = report
+                .violations
+                .iter()
+                .find(|v| v.number == number && v.code != ViolationCode::TwoMovesInARow);
+            Some(PassedMove {
+                number,
+                color: m.color.as_str().to_string(),
+                point: p.to_gtp(size),
+                code: v.map_or("invalid", |v| v.code.as_str()).to_string(),
+                clause: v.map_or("", |v| v.clause).to_string(),
+            })
+        })
+        .collect()
 }
 
 /// Runs `score`: the count on `out` (one JSON object with `--json`, else lines for people),
@@ -148,5 +205,26 @@ pub fn run(args: &ScoreArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         "result: {} ({:+} stones for Black)",
         s.result, s.margin_stones
     );
+    if !s.invalid_moves_read_as_passes.is_empty() {
+        let moves: Vec<String> = s
+            .invalid_moves_read_as_passes
+            .iter()
+            .map(|m| {
+                format!(
+                    "#{} {} {} ({}, {})",
+                    m.number, m.color, m.point, m.code, m.clause
+                )
+            })
+            .collect();
+        let n = moves.len();
+        let _ = writeln!(
+            out,
+            "note: {n} invalid move{} of the record read as pass{}, so the position counted is \
+             not the record's: {}",
+            if n == 1 { "" } else { "s" },
+            if n == 1 { "" } else { "es" },
+            moves.join(", ")
+        );
+    }
     0
 }

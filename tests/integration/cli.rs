@@ -285,7 +285,8 @@ fn score_counts_a_records_last_position_by_area() {
     assert_eq!(
         s,
         serde_json::json!({"black_area": 45, "white_area": 36, "dame": 0, "dead": ["B8"],
-            "komi": 7.5, "result": "B+1.5", "margin_stones": 0.75})
+            "komi": 7.5, "result": "B+1.5", "margin_stones": 0.75,
+            "invalid_moves_read_as_passes": []})
     );
     // none: the white stone lives, so Black's side touches both colours: 35 neutral points
     // shared half each (R21.2); Black 9 + 17.5, White 10 + 27 + 17.5: W+35.5
@@ -314,6 +315,68 @@ fn score_counts_a_records_last_position_by_area() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("result: B+1.5"), "{text}");
     assert!(text.contains("dead: B8"), "{text}");
+    assert!(!text.contains("note:"), "{text}");
+}
+
+/// A record's invalid moves are read as passes (C5/O13, R19, R18.3), so the position counted
+/// is not the record's: `score` says so, in the text and in JSON.
+#[test]
+fn score_names_the_invalid_moves_it_read_as_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("walls.sgf");
+    // Black plays on its own wall at E9, White on its own at F9: neither can be played, both
+    // count as passes, and the position is the setup's.
+    std::fs::write(&file, WALLS.replace(")", ";B[ea];W[fa])")).unwrap();
+    let f = file.to_str().unwrap();
+    let s = score_json(&["score", f, "--json"]);
+    assert_eq!(s["result"], "B+1.5", "the setup's count");
+    assert_eq!(
+        s["invalid_moves_read_as_passes"],
+        serde_json::json!([
+            {"number": 1, "color": "black", "point": "E9", "code": "occupied_point",
+                "clause": "C5/O13"},
+            {"number": 2, "color": "white", "point": "F9", "code": "occupied_point",
+                "clause": "C5/O13"}
+        ])
+    );
+    let o = smartgoban(&["score", f]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("note: 2 invalid moves of the record read as passes")
+            && text.contains("not the record's")
+            && text.contains("#1 black E9 (occupied_point, C5/O13)"),
+        "{text}"
+    );
+    // a real record: a suicide (G5, R19) and a stone on an occupied point; its moves played
+    // twice in a row stand, so they are not listed
+    let jst43 = root().join("tests/fixtures/games/classical-chinese-yywolf1983/兼山堂/jst43.sgf");
+    let s = score_json(&["score", jst43.to_str().unwrap(), "--json"]);
+    let passed: Vec<(u64, &str, &str, &str)> = s["invalid_moves_read_as_passes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["number"].as_u64().unwrap(),
+                m["color"].as_str().unwrap(),
+                m["point"].as_str().unwrap(),
+                m["code"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        passed,
+        [
+            (162, "black", "R2", "forbidden_point"),
+            (165, "white", "R3", "occupied_point")
+        ]
+    );
+    let o = smartgoban(&["score", "--help"]);
+    let help = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        help.contains("read as passes") && help.contains("invalid_moves_read_as_passes"),
+        "{help}"
+    );
 }
 
 #[test]
