@@ -137,13 +137,19 @@ impl Referee {
     pub(super) fn apply_fixes(&self, grid: &StoneGrid) -> StoneGrid {
         let mut g = grid.clone();
         let board = self.game.board();
-        for v in self.violations.iter().filter(|v| v.open) {
-            for &(p, c) in &v.fix.restore {
+        let fixes = self
+            .violations
+            .iter()
+            .filter(|v| v.open)
+            .map(|v| &v.fix)
+            .chain(std::iter::once(&self.found));
+        for fix in fixes {
+            for &(p, c) in &fix.restore {
                 if board.get(p) == Some(c) {
                     g.set(p, Some(c));
                 }
             }
-            for &p in &v.fix.remove {
+            for &p in &fix.remove {
                 if board.get(p).is_none() {
                     g.set(p, None);
                 }
@@ -154,6 +160,7 @@ impl Referee {
 
     /// Closes the open violations whose fix the board now shows (or that became moot).
     pub(super) fn settle_fixes(&mut self, grid: &StoneGrid) {
+        self.settle_found(grid);
         let board = self.game.board();
         let done: Vec<u32> = self
             .violations

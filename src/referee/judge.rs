@@ -41,6 +41,9 @@ impl Referee {
             }
             _ => {}
         }
+        if self.look_as_found(obs) {
+            return; // the board as found is looked at whole
+        }
         self.settle_fixes(obs.grid);
         let fixed = self.apply_fixes(obs.grid);
         let fobs = Observation {

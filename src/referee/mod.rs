@@ -33,6 +33,7 @@ pub mod violation;
 
 mod bookkeeping;
 mod faults;
+mod found;
 mod handicap;
 mod held;
 mod judge;
@@ -410,6 +411,15 @@ pub struct Referee {
     /// in which stones put down meanwhile were played (R22.8). Empty outside a pause.
     #[serde(default)]
     paused_times: Vec<PointTimes>,
+    /// The next complete board is the board as found ([`AsFound`]): looked at before it is
+    /// judged. `None` once seen.
+    #[serde(default)]
+    as_found: Option<AsFound>,
+    /// What the board as found at the start of the game had that the starting position has not
+    /// (stones left from another game, stones missing): never moves, shown on the LEDs until
+    /// each point is put right (the starting position's `setup` guidance).
+    #[serde(default)]
+    found: BoardDiff,
     #[serde(default)]
     events: Events,
     stats: RefereeStats,
@@ -425,6 +435,26 @@ pub struct RefereeStats {
     pub ignored_presses: u64,
     /// Passes by the side not to move, ignored (under the rules policy).
     pub ignored_passes: u64,
+}
+
+/// When the board is looked at as found, before it is judged: a board the referee did not see
+/// come about. Nothing on it is repaired automatically (issue 14).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum AsFound {
+    /// The first board of a new game: one legal stone is the first move (R17.1 if of the
+    /// wrong colour);
+    /// anything else that differs from the starting position was there before the game began
+    /// — stones left from another game, stones of both colours, a stone with no liberties,
+    /// missing setup stones. None of it is a move: the LEDs show each point to put right
+    /// (phase `setup`) and moves are judged on the board as if it were put right.
+    GameStart,
+    /// The first board after an outage whose history is lost (a service restart, a board that
+    /// restarted or keeps no history; the reason as the `link` event gives it). Legal moves
+    /// that explain it are recorded; anything else is an [`UnexplainedBoard`] for the referee
+    /// (nobody charged, no warning), shown on the LEDs.
+    ///
+    /// [`UnexplainedBoard`]: ViolationCode::UnexplainedBoard
+    AfterOutage(String),
 }
 
 impl Referee {
@@ -491,6 +521,8 @@ impl Referee {
             now_ms: 0,
             last_grid: None,
             paused_times: Vec::new(),
+            as_found: Some(AsFound::GameStart),
+            found: BoardDiff::default(),
             events: Events::default(),
             stats: RefereeStats::default(),
         };

@@ -122,6 +122,8 @@ impl Profile {
             (_, V::OccupiedPoint) => s(MoveInvalid, false),
             // R22.8: the referee decides whether the stone stands.
             (_, V::PlayedWhilePaused) => s(Referee, false),
+            // R17.6 / O8.4: the position rebuilt from the record; nobody is charged.
+            (_, V::UnexplainedBoard) => s(Referee, false),
         }
     }
 
@@ -134,7 +136,7 @@ impl Profile {
                 V::TwoMovesInARow => "O8.1",
                 V::Takeback => "O8.2",
                 V::MovedStone => "O8.3",
-                V::BoardDisturbed => "O8.4",
+                V::BoardDisturbed | V::UnexplainedBoard => "O8.4",
                 V::WrongCapture => "O9",
                 V::ForbiddenPoint => "O10",
                 V::KoRecapture => "O11.1",

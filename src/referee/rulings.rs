@@ -283,6 +283,10 @@ impl Referee {
                     }
                     Ok(())
                 }
+                ViolationCode::UnexplainedBoard => Err(CommandError::CannotAccept(
+                    id,
+                    "no legal moves explain the board as found; put it back as the LEDs show, adjudicate, or start a new game from this position".into(),
+                )),
                 ViolationCode::MovedStone | ViolationCode::BoardDisturbed => {
                     Err(CommandError::CannotAccept(
                         id,

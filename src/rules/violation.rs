@@ -45,11 +45,17 @@ pub enum ViolationCode {
     /// A stone put on the board while the referee had the clock stopped: not a move until the
     /// referee accepts it (R22.8: the clock is the referee's while stopped).
     PlayedWhilePaused,
+    /// The board as found when the game starts or after an outage without the board's
+    /// history (a service restart, a board that restarted): a difference to the record that no
+    /// legal moves explain — a stone with no liberties, stones of both colours where the record
+    /// has none, stones missing. Nobody is charged: the LEDs show what to put back and the
+    /// referee rules, as for a disturbed board (R17.6: the position rebuilt from the record).
+    UnexplainedBoard,
 }
 
 impl ViolationCode {
     /// Every code, in declaration order.
-    pub const ALL: [ViolationCode; 16] = [
+    pub const ALL: [ViolationCode; 17] = [
         ViolationCode::TwoMovesInARow,
         ViolationCode::Takeback,
         ViolationCode::ClockBeforeStone,
@@ -66,6 +72,7 @@ impl ViolationCode {
         ViolationCode::WrongColors,
         ViolationCode::OccupiedPoint,
         ViolationCode::PlayedWhilePaused,
+        ViolationCode::UnexplainedBoard,
     ];
 
     /// The DESIGN.md code, e.g. `forbidden_point`.
@@ -87,6 +94,7 @@ impl ViolationCode {
             ViolationCode::WrongColors => "wrong_colors",
             ViolationCode::OccupiedPoint => "occupied_point",
             ViolationCode::PlayedWhilePaused => "played_while_paused",
+            ViolationCode::UnexplainedBoard => "unexplained_board",
         }
     }
 
@@ -109,6 +117,7 @@ impl ViolationCode {
             ViolationCode::WrongColors => "R17.1",
             ViolationCode::OccupiedPoint => "C5/O13",
             ViolationCode::PlayedWhilePaused => "R22.8",
+            ViolationCode::UnexplainedBoard => "R17.6",
         }
     }
 }

@@ -400,6 +400,8 @@ impl Session {
         if let Some(why) = resume::fallback_reason(&info, awaited) {
             detail.push_str("; ");
             detail.push_str(&why);
+            // nobody saw the board change meanwhile: nothing on it is repaired automatically
+            self.referee.board_unknown(&why);
         }
         match &mut self.stabiliser {
             Some(s) if s.size() == info.board_size => s.restart(),
@@ -960,11 +962,14 @@ mod tests {
         let mut s = session();
         s.handle_input(Input::LinkUp(NINE), 0).unwrap();
         let mut f = Feeder::new(500);
+        // the board as found is empty (a stone found at the start would be no move)
+        f.scans(&mut s, &cells(&[]), 10);
         let stone = cells(&[("C3", Cell::Black)]);
+        let stuck_at = f.board_ms;
         let mut events = Vec::new();
         for _ in 0..20 {
             events.extend(f.scans(&mut s, &stone, 1));
-            f.board_ms = 500; // stuck
+            f.board_ms = stuck_at; // stuck
         }
         assert_eq!(moves(&events), ["BC3"]);
         assert!(s.stats().clock_faults >= 18);

@@ -16,7 +16,7 @@
 
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -106,6 +106,7 @@ pub struct SimHandle {
     done: mpsc::Receiver<SimReport>,
     stop: Arc<AtomicBool>,
     counter: Arc<AtomicU32>,
+    board_ms: Arc<AtomicU64>,
     leds: Arc<Mutex<Option<LedFrame>>>,
     thread: Option<thread::JoinHandle<io::Result<()>>>,
 }
@@ -139,6 +140,11 @@ impl SimHandle {
     /// Counter of the last scan sent.
     pub fn scan_counter(&self) -> u32 {
         self.counter.load(Ordering::Relaxed)
+    }
+
+    /// Board time of the last scan, ms (scanned whether or not a host reads it).
+    pub fn board_ms(&self) -> u64 {
+        self.board_ms.load(Ordering::Relaxed)
     }
 
     /// Stops the device and waits for its thread.
@@ -175,6 +181,7 @@ pub fn spawn(actions: Vec<TimedAction>, config: DeviceConfig) -> io::Result<SimH
     let (done_tx, done) = mpsc::channel();
     let stop = Arc::new(AtomicBool::new(false));
     let counter = Arc::new(AtomicU32::new(0));
+    let board_ms = Arc::new(AtomicU64::new(0));
     let leds = Arc::new(Mutex::new(None));
     let board = VirtualBoard::new(
         actions,
@@ -192,6 +199,7 @@ pub fn spawn(actions: Vec<TimedAction>, config: DeviceConfig) -> io::Result<SimH
         done_sent: false,
         stop: stop.clone(),
         counter: counter.clone(),
+        board_ms: board_ms.clone(),
         done_tx,
         leds: leds.clone(),
     };
@@ -203,6 +211,7 @@ pub fn spawn(actions: Vec<TimedAction>, config: DeviceConfig) -> io::Result<SimH
         done,
         stop,
         counter,
+        board_ms,
         leds,
         thread: Some(thread),
     })
@@ -309,6 +318,7 @@ struct Device {
     done_sent: bool,
     stop: Arc<AtomicBool>,
     counter: Arc<AtomicU32>,
+    board_ms: Arc<AtomicU64>,
     done_tx: mpsc::Sender<SimReport>,
     /// The LED frame shown, for readers on other threads.
     leds: Arc<Mutex<Option<LedFrame>>>,
@@ -370,6 +380,7 @@ impl Device {
             self.flush(&mut port)?;
             self.counter
                 .store(self.board.last_scan_counter(), Ordering::Relaxed);
+            self.board_ms.store(board_ms, Ordering::Relaxed);
             if !self.done_sent && self.board.is_played_out(self.config.tail_ms) {
                 self.done_sent = true;
                 let _ = self.done_tx.send(SimReport {

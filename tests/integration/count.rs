@@ -154,3 +154,81 @@ fn a_whole_count_on_the_virtual_board_after_a_real_game_is_no_violation_and_give
             .contains(&format!("RE[{}]", agreed["re"].as_str().unwrap())));
     }
 }
+
+/// A seki at the end, through the whole stack (R21.2, G8, G9, C2): White's chain on column D
+/// and Black's on E–F share the liberties E9 and E1 and have no eye; the walls on C and G live
+/// with their territories, in which a white stone (A5) and a black one (J5) are dead.
+const SEKI_9: [&str; 9] = [
+    "..XO.XO..", //
+    "..XOXXO..",
+    "..XOXXO..",
+    "..XOXXO..",
+    "O.XOXXO.X",
+    "..XOXXO..",
+    "..XOXXO..",
+    "..XOXXO..",
+    "..XO.XO..",
+];
+
+#[test]
+fn a_seki_at_the_end_is_alive_its_liberties_are_shared_and_the_result_is_in_stones() {
+    let board = smartgoban::rules::Board::from_rows(&SEKI_9).unwrap();
+    let gtp = |p: Point| p.to_gtp(9);
+    let stones = |c: Color| -> Vec<Point> {
+        board
+            .stones()
+            .filter(|&(_, s)| s == c)
+            .map(|(p, _)| p)
+            .collect()
+    };
+    // Every final position is reached by alternate placements (each chain on the way is part
+    // of a final one, which has a liberty: nothing is captured), White passing where Black has
+    // more stones to put down.
+    let (black, white) = (stones(Color::Black), stones(Color::White));
+    let mut s = String::from("size 9\nkomi 7.5\n");
+    let mut t = 0u64;
+    let mut recorded = 0;
+    for (i, &p) in black.iter().enumerate() {
+        writeln!(s, "at {t} place B {}", gtp(p)).unwrap();
+        t += 1_000;
+        match white.get(i) {
+            Some(&q) => writeln!(s, "at {t} place W {}", gtp(q)).unwrap(),
+            None => writeln!(s, "at {t} pass W").unwrap(),
+        }
+        t += 1_000;
+        recorded += 2;
+    }
+    assert!(white.len() <= black.len());
+    // White passed last: Black's pass ends the game
+    writeln!(s, "at {t} pass B").unwrap();
+    recorded += 1;
+    t += 3_000;
+    writeln!(s, "at {t} remove A5 J5").unwrap();
+    t += 3_000;
+    writeln!(s, "at {t} clock B").unwrap();
+    writeln!(s, "at {} clock W", t + 500).unwrap();
+    for (noise, seed) in [(NoiseModel::Clean, 1), (NoiseModel::Realistic, 2)] {
+        let (events, snapshot) = rt().block_on(play_script(&s, noise, seed));
+        let violations = of_kind(&events, "violation");
+        assert!(violations.is_empty(), "{noise}: {violations:?}");
+        let counts = of_kind(&events, "count");
+        let first = counts.first().expect("a count");
+        // the proposal takes the two dead stones only: the seki lives
+        assert_eq!(first["dead"], serde_json::json!(["A5", "J5"]), "{noise}");
+        let result = of_kind(&events, "result");
+        assert_eq!(result.len(), 1, "{noise}: {result:?}");
+        let r = &result[0];
+        assert_eq!(r["reason"], "count");
+        // Black 25 stones + 18 + 1 of the two dame = 44, White 18 + 18 + 1 = 37 (R21.2);
+        // 44 against 40½ + 3¾ = 44¼: White by ¼ stone, half a point (C2)
+        assert_eq!(
+            (r["black_points"].as_f64(), r["white_points"].as_f64()),
+            (Some(44.0), Some(37.0)),
+            "{noise}"
+        );
+        assert_eq!(r["margin_stones"].as_f64(), Some(-0.25), "{noise}");
+        assert_eq!(r["re"], "W+0.5", "{noise}");
+        assert_eq!(snapshot.moves.len(), recorded, "{noise}");
+        assert!(snapshot.sgf.contains("RE[W+0.5]"), "{noise}");
+    }
+}

@@ -487,3 +487,104 @@ async fn wait_snapshot(
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
+
+/// A stone with no liberties put down while the service is stopped, on a board that keeps no
+/// history (protocol version 2): restarted, the service does not repair it into anyone's move
+/// or violation — one `unexplained_board` for the referee (R17.6, no warning), the stone
+/// shown to lift — and once it is lifted play goes on.
+#[test]
+fn a_stone_with_no_liberties_found_after_a_restart_is_for_the_referee_not_a_players_fault() {
+    use smartgoban::daemon::{Daemon, DaemonConfig, Recovery};
+    let dir = tempfile::tempdir().unwrap();
+    let link = dir.path().join("board");
+    let data = dir.path().join("data");
+    // Black C3 D4 C5 B4 around the eye C4, White G7 G6 F7 H3; with the service down, a white
+    // stone in the eye at 5 s; lifted at 24 s; Black plays E5 at 26 s.
+    let mut text = String::from("size 9\n");
+    for (i, m) in ["C3", "G7", "D4", "G6", "C5", "F7", "B4", "H3"]
+        .iter()
+        .enumerate()
+    {
+        let colour = if i % 2 == 0 { "B" } else { "W" };
+        text.push_str(&format!("at {} place {colour} {m}\n", 300 + 350 * i));
+    }
+    text.push_str("at 5000 place W C4\nat 24000 remove C4\nat 26000 place B E5\n");
+    let source = Source::Script(smartgoban::sim::Script::parse(&text).unwrap());
+    let setup = source.setup();
+    let playing = smartgoban::sim::Playing {
+        noise: NoiseModel::Clean,
+        seed: 1,
+        speed: Speed::Factor(2.0),
+        press_clock: false,
+    };
+    let device = sim::start_version(&source, playing, link.clone(), 5, 2).unwrap();
+    let config = || DaemonConfig {
+        recovery: Recovery {
+            resume: true,
+            charge_downtime: false,
+        },
+        serial: link.clone(),
+        http: None,
+        session: Default::default(),
+        link: Default::default(),
+        setup: setup.clone(),
+        events_out: None,
+        data_dir: Some(data.clone()),
+        clock_hardware: Default::default(),
+        leds: None,
+        access: Default::default(),
+    };
+    crate::support::rt().block_on(async {
+        let daemon = Daemon::start(config()).await.unwrap();
+        wait_snapshot(&daemon, "eight moves", |s| s.state.move_number == 8).await;
+        daemon.shutdown().await.unwrap();
+        // down until well after the white stone went in (board time runs at twice wall time)
+        while device.board_ms() < 6_000 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let daemon = Daemon::start(config()).await.unwrap();
+        wait_snapshot(&daemon, "the referee told", |s| {
+            s.state
+                .violations
+                .iter()
+                .any(|v| v.code == "unexplained_board")
+        })
+        .await;
+        let snap = daemon.shared().snapshot();
+        let v = &snap.state.violations[0];
+        assert_eq!(
+            snap.state.violations.len(),
+            1,
+            "{:?}",
+            snap.state.violations
+        );
+        assert_eq!(
+            (v.points.clone(), v.penalty),
+            (vec!["C4".to_string()], "referee")
+        );
+        assert_eq!(
+            (snap.state.warnings.black, snap.state.warnings.white),
+            (0, 0)
+        );
+        assert_eq!(snap.state.move_number, 8, "nothing recorded");
+        assert_eq!(snap.state.phase, smartgoban::event::Phase::Desync);
+        let guidance = serde_json::to_value(&snap.state.guidance).unwrap();
+        assert_eq!(guidance["remove"], serde_json::json!(["C4"]), "{guidance}");
+        // C4 lifted: the board is the record's again, and E5 is move 9
+        wait_snapshot(&daemon, "E5", |s| s.state.move_number == 9).await;
+        let snap = daemon.shutdown().await.unwrap();
+        assert!(
+            snap.state.violations.is_empty(),
+            "{:?}",
+            snap.state.violations
+        );
+        let record = GameRecord::from_sgf_str(&snap.sgf).unwrap();
+        let last = record.moves.last().unwrap();
+        assert_eq!(
+            (last.color, last.point.map(|p| p.to_gtp(9))),
+            (Color::Black, Some("E5".into()))
+        );
+        assert_eq!(record.moves.len(), 9);
+    });
+    device.stop().unwrap();
+}

@@ -412,3 +412,54 @@ fn a_real_cycle_under_the_draw_rule_ends_the_game_drawn_through_the_stack() {
     assert!(summary.snapshot.sgf.contains("RE[0]"));
     assert_eq!(summary.snapshot.state.game.result.as_deref(), Some("0"));
 }
+
+/// The board as found when the game starts (issue 14): stones of both colours left from
+/// another game, among them a white stone with no liberties in the corner. None is a move or
+/// a violation; the `setup` phase names each to lift while the players begin, and the game
+/// is recorded as played.
+#[test]
+fn stones_found_on_the_board_at_the_start_are_shown_to_lift_and_never_recorded() {
+    let script = "size 9\n\
+        at 0 place W A1\nat 0 place B A2\nat 0 place B B1\nat 0 place W G7\nat 0 place B G3\n\
+        at 0 place W C7\n\
+        at 2000 remove A1 G7\n\
+        at 3000 place B E5\n\
+        at 4500 remove A2 B1 C7\n\
+        at 6000 place W C3\n\
+        at 7500 remove G3\n\
+        at 9000 place B E3\n";
+    for (noise, seed) in [(NoiseModel::Clean, 1), (NoiseModel::Realistic, 2)] {
+        let (events, snap) = rt().block_on(play_script(script, noise, seed));
+        let violations = of_kind(&events, "violation");
+        assert!(violations.is_empty(), "{noise}: {violations:?}");
+        let setup_lists: Vec<Vec<String>> = of_kind(&events, "phase")
+            .iter()
+            .filter(|e| e["phase"] == "setup")
+            .map(|e| {
+                let mut v: Vec<String> = e["remove"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|p| p.as_str().unwrap().to_string())
+                    .collect();
+                v.sort();
+                v
+            })
+            .collect();
+        assert!(
+            setup_lists.contains(
+                &["A1", "A2", "B1", "C7", "G3", "G7"]
+                    .map(String::from)
+                    .to_vec()
+            ),
+            "{noise}: {setup_lists:?}"
+        );
+        let moves: Vec<String> = of_kind(&events, "move")
+            .iter()
+            .map(|e| e["point"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(moves, ["E5", "C3", "E3"], "{noise}");
+        assert_eq!(snap.state.phase.as_str(), "play", "{noise}");
+        assert_eq!(snap.moves.len(), 3, "{noise}");
+    }
+}

@@ -273,3 +273,50 @@ fn a_disputed_count_returns_to_play_with_the_claimant_first_and_the_board_put_ba
         Err(CommandError::WrongPhase("desync"))
     );
 }
+
+/// A seki on 9×9 (R21.2): White's chain on column D and Black's on E–F share E9 and E1 and
+/// have no eye; a dead white stone on A5 and a dead black one on J5.
+const SEKI_9: [&str; 9] = [
+    "..XO.XO..", //
+    "..XOXXO..",
+    "..XOXXO..",
+    "..XOXXO..",
+    "O.XOXXO.X",
+    "..XOXXO..",
+    "..XOXXO..",
+    "..XOXXO..",
+    "..XO.XO..",
+];
+
+#[test]
+fn a_seki_is_alive_at_the_count_and_lifting_its_stones_to_count_changes_nothing() {
+    let position = crate::rules::Board::from_rows(&SEKI_9).unwrap();
+    let mut setup = GameSetup::even(9);
+    setup.setup = position.stones().map(|(p, c)| (c, p)).collect();
+    let mut b = Board::new(setup, RefereeConfig::default());
+    for (p, c) in position.stones() {
+        b.set(&p.to_gtp(9), Some(c));
+    }
+    b.settle();
+    b.take_events();
+    b.r.on_pass(B, b.t);
+    b.r.on_pass(W, b.t);
+    b.drain();
+    let ev = b.take_events();
+    let proposed = counts(&ev);
+    assert_eq!(proposed.last().unwrap().0, ["A5", "J5"], "the seki lives");
+    b.lift(&["A5", "J5"]);
+    // counting: the seki's stones lifted, both chains, with the walls
+    b.lift(&["D5", "D6", "E5", "E6", "F5", "C5", "G5"]);
+    b.wait(5_000).clock(B).clock(W);
+    let ev = b.take_events();
+    assert!(violations(&ev).is_empty(), "{ev:?}");
+    assert_eq!(b.r.phase(), Phase::Finished);
+    // Black 25 + 18 + 1 (half of E9 and E1), White 18 + 18 + 1: W by ¼ stone (C2)
+    assert_eq!(result_re(&ev).as_deref(), Some("W+0.5"));
+    let margin = ev.iter().find_map(|e| match e {
+        EventKind::Result { margin_stones, .. } => Some(*margin_stones),
+        _ => None,
+    });
+    assert_eq!(margin, Some(Some(-0.25)));
+}

@@ -7,6 +7,7 @@ use crate::event::EventKind;
 
 mod count;
 mod cycles;
+mod found;
 mod takeback;
 
 const B: Color = Color::Black;

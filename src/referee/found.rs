@@ -1,0 +1,152 @@
+//! The board as found (issue 14): the first board of a new game, and the first board after an
+//! outage whose history is lost. The referee did not see it come about, so nothing on it is
+//! repaired automatically: what legal moves do not explain is shown on the LEDs, and after an
+//! outage the referee is told ([`ViolationCode::UnexplainedBoard`], R17.6: the position is
+//! rebuilt from the record; nobody is charged).
+
+use super::*;
+
+impl Referee {
+    /// The board went away and its history of the time is lost (`why`, as the `link` event
+    /// says it: a service restart, a board that restarted or keeps no history): the next
+    /// complete board is looked at as found before it is judged ([`AsFound::AfterOutage`]).
+    /// Nothing changes after the end of the game (R21.3).
+    pub fn board_unknown(&mut self, why: &str) {
+        if self.phase != Phase::Finished {
+            self.as_found = Some(AsFound::AfterOutage(why.to_string()));
+        }
+    }
+
+    /// Looks at the board as found, if it is due. Returns true while the referee waits for a
+    /// complete board to look at (a board that is not complete is not judged meanwhile).
+    ///
+    /// * At the start of a game, one legal stone is the first move (put down as the board
+    ///   came up: there is no order to guess; of the wrong colour, R17.1's `wrong_colors`). Any other difference to the
+    ///   starting position is kept in `found`: never a move, shown on the LEDs until put
+    ///   right (phase `setup`), while the moves played meanwhile are judged on the board as if
+    ///   it were put right.
+    /// * After an outage, legal moves (one order, or several held for the referee) that explain
+    ///   the board are judged as usual; anything else — a stone with no liberties, stones out of
+    ///   turn, stones missing or moved — is one `unexplained_board` for the referee, whose fix
+    ///   is the record's position, with no warning to anyone.
+    pub(super) fn look_as_found(&mut self, obs: Observation<'_>) -> bool {
+        let Some(found) = self.as_found.clone() else {
+            return false;
+        };
+        if !matches!(self.phase, Phase::Setup | Phase::Play | Phase::Desync) {
+            self.as_found = None; // scoring, a pause, the end: boards are judged as they come
+            return false;
+        }
+        if !obs.complete {
+            return true;
+        }
+        self.as_found = None;
+        match found {
+            AsFound::GameStart => {
+                if !self.record.moves.is_empty() || !self.handicap_placed.is_empty() {
+                    return false;
+                }
+                let diff = BoardDiff::between(self.game.board(), obs.grid);
+                if self.is_first_move(&diff, obs.grid) {
+                    return false; // put down as the board came up: no order to guess
+                }
+                if !diff.is_empty() {
+                    tracing::info!(
+                        remove = diff.remove.len(),
+                        restore = diff.restore.len(),
+                        "the board as found at the start differs from the starting position: to put right, no move"
+                    );
+                    self.found = diff;
+                }
+            }
+            AsFound::AfterOutage(why) => {
+                let grid = self.apply_fixes(obs.grid);
+                let verdict = explain_timed(&self.game, &self.pending, &grid, obs.timing(), &[]);
+                if matches!(
+                    verdict,
+                    Verdict::Unchanged(_) | Verdict::Moves { .. } | Verdict::Ambiguous(_)
+                ) {
+                    return false;
+                }
+                let mut diff = BoardDiff::between(self.game.board(), &grid);
+                diff.remove
+                    .retain(|p| !self.pending.iter().any(|(q, _)| q == p));
+                if diff.is_empty() {
+                    return false;
+                }
+                let size = self.size();
+                let mut points: Vec<Point> = diff.remove.clone();
+                points.extend(diff.restore.iter().map(|&(p, _)| p));
+                points.sort_by_key(|p| p.index(size));
+                let named = |stones: Vec<String>| {
+                    if stones.is_empty() {
+                        "none".to_string()
+                    } else {
+                        stones.join(" ")
+                    }
+                };
+                let extra = named(
+                    diff.remove
+                        .iter()
+                        .map(|&p| {
+                            let c = grid.get(p).map_or("?", |c| c.as_str());
+                            format!("{c} {}", p.to_gtp(size))
+                        })
+                        .collect(),
+                );
+                let missing = named(
+                    diff.restore
+                        .iter()
+                        .map(|&(p, c)| format!("{} {}", c.as_str(), p.to_gtp(size)))
+                        .collect(),
+                );
+                let detail = format!(
+                    "{why}; the board as found is not the record's position and no legal moves explain it (not in the record: {extra}; missing: {missing}): put it back as the LEDs show, or rule"
+                );
+                let color = self.game.to_move();
+                self.flag(
+                    ViolationCode::UnexplainedBoard,
+                    color,
+                    points,
+                    detail,
+                    obs.grid,
+                    diff,
+                );
+            }
+        }
+        false
+    }
+
+    /// Whether `diff` to the starting position is one stone on a point where it is legal,
+    /// capturing nothing: the first move, whenever it was put down — of the side to move, or
+    /// of the other, which is judged as colours taken the wrong way round (R17.1, for the
+    /// referee).
+    fn is_first_move(&self, diff: &BoardDiff, grid: &StoneGrid) -> bool {
+        let [p] = diff.remove[..] else {
+            return false;
+        };
+        let Some(colour) = grid.get(p) else {
+            return false;
+        };
+        diff.restore.is_empty()
+            && self
+                .game
+                .preview(colour, p)
+                .is_ok_and(|preview| preview.captured.is_empty())
+    }
+
+    /// Forgets the points of `found` the board now shows put right (or that the record has
+    /// since filled).
+    pub(super) fn settle_found(&mut self, grid: &StoneGrid) {
+        if self.found.is_empty() {
+            return;
+        }
+        let board = self.game.board();
+        self.found
+            .restore
+            .retain(|&(p, c)| grid.get(p) != Some(c) && board.get(p) == Some(c));
+        self.found
+            .remove
+            .retain(|&p| grid.get(p).is_some() && board.get(p).is_none());
+    }
+}

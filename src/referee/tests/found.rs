@@ -1,0 +1,251 @@
+//! The board as found (issue 14): at the start of a game and after an outage whose history is
+//! lost, nothing the referee did not see come about is repaired automatically — the LEDs show
+//! it, the referee decides (`unexplained_board`, R17.6), nobody is warned.
+
+use super::*;
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+impl Board {
+    /// A new game whose first board already shows `stones` (left from another game, or put
+    /// down before the game began).
+    fn found(setup: GameSetup, stones: &[(Color, Point)]) -> Board {
+        let size = setup.size();
+        let n = usize::from(size) * usize::from(size);
+        let mut b = Board {
+            r: Referee::new(&setup, RefereeConfig::default()).unwrap(),
+            grid: StoneGrid::empty(size),
+            times: vec![PointTimes::default(); n],
+            t: 0,
+            events: Vec::new(),
+        };
+        for &(c, p) in stones {
+            b.grid.set(p, Some(c));
+        }
+        b.settle();
+        b
+    }
+
+    fn put_at(&mut self, c: Color, p: Point) -> &mut Self {
+        let s = p.to_gtp(self.grid.size());
+        self.put(&[(c, &s)])
+    }
+
+    fn lift_at(&mut self, points: &[Point]) -> &mut Self {
+        let size = self.grid.size();
+        let names: Vec<String> = points.iter().map(|p| p.to_gtp(size)).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        self.lift(&names)
+    }
+
+    fn warnings(events: &[EventKind]) -> usize {
+        count(events, |e| matches!(e, EventKind::Warning { .. }))
+    }
+}
+
+/// A legal move for the side to move on an empty point of the sensed board that captures
+/// nothing (so that no stone is to lift), if one is found.
+fn quiet_move(b: &Board, rng: &mut ChaCha8Rng) -> Option<Point> {
+    let size = b.grid.size();
+    let colour = b.r.game().to_move();
+    for _ in 0..400 {
+        let p = Point::new(rng.random_range(0..size), rng.random_range(0..size));
+        if b.grid.get(p).is_some() {
+            continue;
+        }
+        if let Ok(preview) = b.r.game().preview(colour, p) {
+            if preview.captured.is_empty() {
+                return Some(p);
+            }
+        }
+    }
+    None
+}
+
+fn random_stones(rng: &mut ChaCha8Rng, size: u8, n: usize) -> Vec<(Color, Point)> {
+    let mut points: Vec<Point> = (0..size)
+        .flat_map(|x| (0..size).map(move |y| Point::new(x, y)))
+        .collect();
+    points.shuffle(rng);
+    points
+        .into_iter()
+        .take(n)
+        .map(|p| (if rng.random_bool(0.5) { B } else { W }, p))
+        .collect()
+}
+
+#[test]
+fn stones_found_at_the_start_are_no_moves_and_are_shown_until_lifted() {
+    // Any leftovers — of both colours, a white stone with no liberties in the corner — while
+    // the players start: the moves are recorded as played, the leftovers never.
+    for seed in 0..24 {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let size = [9, 13, 19][seed as usize % 3];
+        let n = rng.random_range(1..40);
+        let mut left = random_stones(&mut rng, size, n);
+        let corner = [
+            (W, Point::from_gtp("A1", size).unwrap()),
+            (B, Point::from_gtp("A2", size).unwrap()),
+            (B, Point::from_gtp("B1", size).unwrap()),
+        ];
+        left.retain(|(_, p)| !corner.iter().any(|(_, q)| q == p));
+        left.extend(corner);
+        let mut b = Board::found(GameSetup::even(size), &left);
+        let ev = b.take_events();
+        assert!(violations(&ev).is_empty(), "seed {seed}: {ev:?}");
+        assert_eq!(b.r.phase(), Phase::Setup, "seed {seed}");
+        assert!(b.r.record().moves.is_empty(), "seed {seed}");
+        let mut shown = b.r.guidance().remove.clone();
+        shown.sort_by_key(|p| p.index(size));
+        let mut expected: Vec<Point> = left.iter().map(|&(_, p)| p).collect();
+        expected.sort_by_key(|p| p.index(size));
+        assert_eq!(shown, expected, "seed {seed}: every stone found is to lift");
+        // The players play while lifting the leftovers a few at a time, in any order.
+        left.shuffle(&mut rng);
+        let mut played = Vec::new();
+        let mut to_lift: Vec<Point> = left.iter().map(|&(_, p)| p).collect();
+        while !to_lift.is_empty() || played.len() < 12 {
+            if !to_lift.is_empty() && rng.random_bool(0.5) {
+                let k = rng.random_range(1..=to_lift.len().min(5));
+                let some: Vec<Point> = to_lift.drain(..k).collect();
+                b.lift_at(&some);
+            } else if let Some(p) = quiet_move(&b, &mut rng) {
+                let c = b.r.game().to_move();
+                played.push(format!("{}{}", c.sgf_letter(), p.to_gtp(size)));
+                b.put_at(c, p);
+            }
+        }
+        let ev = b.take_events();
+        assert!(
+            violations(&ev).is_empty(),
+            "seed {seed}: {:?}",
+            violations(&ev)
+        );
+        assert_eq!(Board::warnings(&ev), 0, "seed {seed}");
+        assert_eq!(b.moves(), played, "seed {seed}");
+        assert_eq!(b.r.phase(), Phase::Play, "seed {seed}");
+        assert!(b.r.guidance().is_empty(), "seed {seed}");
+    }
+}
+
+#[test]
+fn setup_stones_missing_at_the_start_are_shown_to_put_down() {
+    // A two-stone handicap whose Q16 is missing and a stray white stone on K10.
+    let setup = GameSetup {
+        setup: vec![
+            (B, Point::from_gtp("D4", 19).unwrap()),
+            (B, Point::from_gtp("Q16", 19).unwrap()),
+        ],
+        first_to_move: W,
+        ..GameSetup::even(19)
+    };
+    let d4 = Point::from_gtp("D4", 19).unwrap();
+    let k10 = Point::from_gtp("K10", 19).unwrap();
+    let q16 = Point::from_gtp("Q16", 19).unwrap();
+    let mut b = Board::found(setup, &[(B, d4), (W, k10)]);
+    assert_eq!(b.r.phase(), Phase::Setup);
+    assert_eq!(b.r.guidance().restore, [(q16, B)]);
+    assert_eq!(b.r.guidance().remove, [k10]);
+    b.lift(&["K10"]).put(&[(B, "Q16")]);
+    assert_eq!(b.r.phase(), Phase::Play);
+    b.play(&["Q4", "C16"]);
+    assert_eq!(b.moves(), ["WQ4", "BC16"]);
+    assert!(violations(&b.take_events()).is_empty());
+}
+
+/// Eight moves on 9×9 — Black C3, D4, C5, B4 around an eye at C4; White G7, G6, F7, H3 — then
+/// the board goes away and its history is lost.
+fn after_an_outage() -> Board {
+    let mut b = Board::even(9);
+    // black C3, D4, C5, B4 around the empty C4 (an eye); white G7, G6, F7, H3
+    b.play(&["C3", "G7", "D4", "G6", "C5", "F7", "B4", "H3"]);
+    b.take_events();
+    b.r.board_unknown("the board restarted while the host was away");
+    b
+}
+
+#[test]
+fn legal_moves_found_after_an_outage_are_recorded() {
+    let mut b = after_an_outage();
+    b.put(&[(B, "E5"), (W, "E7")]);
+    assert_eq!(&b.moves()[8..], ["BE5", "WE7"]);
+    let ev = b.take_events();
+    assert!(violations(&ev).is_empty(), "{ev:?}");
+}
+
+#[test]
+fn a_stone_with_no_liberties_found_after_an_outage_is_for_the_referee() {
+    // A white stone in Black's eye at C4: suicide; in play it would be White's forbidden
+    // point, after an outage nobody knows who put it there.
+    let mut b = after_an_outage();
+    b.put(&[(W, "C4")]);
+    let ev = b.take_events();
+    assert_eq!(
+        violations(&ev),
+        [("unexplained_board", B, vec!["C4".to_string()])]
+    );
+    assert_eq!(Board::warnings(&ev), 0);
+    assert_eq!(b.moves().len(), 8, "nothing recorded");
+    assert_eq!(b.r.phase(), Phase::Desync);
+    assert_eq!(b.r.guidance().remove, [b.p("C4")]);
+    let id = b.r.violations().last().unwrap().id;
+    assert!(matches!(
+        b.r.resolve(id, Ruling::AcceptAsPlayed),
+        Err(CommandError::CannotAccept(..))
+    ));
+    // lifted: the board is the record's again, play goes on
+    b.lift(&["C4"]);
+    let ev = b.take_events();
+    assert!(ev.iter().any(|e| matches!(
+        e,
+        EventKind::ViolationResolved { id: i, how } if *i == id && how == "board_restored"
+    )));
+    assert_eq!(b.r.phase(), Phase::Play);
+    b.play(&["E5"]);
+    assert_eq!(b.moves().last().unwrap(), "BE5");
+    // the same stone in play is White's forbidden point (G5, R19): the outage is what differs
+    let mut c = Board::even(9);
+    c.play(&["C3", "G7", "D4", "G6", "C5", "F7", "B4", "H3", "E5"]);
+    c.take_events();
+    c.put(&[(W, "C4")]);
+    assert_eq!(
+        violations(&c.take_events())
+            .iter()
+            .map(|v| v.0)
+            .collect::<Vec<_>>(),
+        ["forbidden_point"]
+    );
+}
+
+#[test]
+fn stones_of_both_colours_and_stones_missing_after_an_outage_are_for_the_referee() {
+    // Two black stones and a white one where the record has none, and Black's C3 gone: no
+    // order of legal moves explains it.
+    let mut b = after_an_outage();
+    b.t += 500;
+    for (c, s) in [(B, "E5"), (B, "E3"), (W, "E7")] {
+        b.set(s, Some(c));
+    }
+    b.set("C3", None);
+    b.settle();
+    let ev = b.take_events();
+    let v = violations(&ev);
+    assert_eq!(v.len(), 1, "{ev:?}");
+    assert_eq!(v[0].0, "unexplained_board");
+    let mut points = v[0].2.clone();
+    points.sort();
+    assert_eq!(points, ["C3", "E3", "E5", "E7"]);
+    assert_eq!(Board::warnings(&ev), 0);
+    assert_eq!(b.moves().len(), 8);
+    let g = b.r.guidance();
+    assert_eq!(g.restore, [(b.p("C3"), B)]);
+    assert_eq!(g.remove.len(), 3);
+    // put back in two steps, with White's and Black's stones lifted in any order
+    b.lift(&["E7", "E5"]).put(&[(B, "C3")]).lift(&["E3"]);
+    let ev = b.take_events();
+    assert_eq!(violations(&ev).len(), 0);
+    assert!(b.r.violations().iter().all(|v| !v.open));
+    assert_eq!(b.r.phase(), Phase::Play);
+    assert_eq!(b.moves().len(), 8);
+}
