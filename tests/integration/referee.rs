@@ -399,18 +399,34 @@ fn a_ko_retaken_and_its_capture_lifted_after_is_one_violation_through_the_stack(
 }
 
 #[test]
-fn a_real_cycle_under_the_draw_rule_ends_the_game_drawn_through_the_stack() {
-    // The same game with `--cycles draw` (R20.3: the event's rules decide): the game ends at
-    // move 317, drawn, RE[0] in the record and the result event.
+fn a_real_cycle_under_each_events_rule_ends_the_game_through_the_stack() {
+    // The same game under each of the event's rules but the referee's (R20.3): the game ends
+    // at move 317, the repeating move, with the rule's result in the record and the state.
     let path = crate::support::root()
         .join("tests/fixtures/games/yenw-computer-go-dataset/The 11th Computer Go UEC Cup/day1/6-QuinoaIgo-Kugutsu.sgf");
-    let mut args = crate::support::demo_args(Some(&path), NoiseModel::Realistic, 3);
-    args.cycles = Some(smartgoban::referee::CycleRule::Draw);
-    let summary = rt().block_on(smartgoban::cli::demo::run(args)).unwrap();
-    assert_eq!(summary.record.info.result.as_deref(), Some("0"));
-    assert_eq!(summary.record.moves.len(), 317);
-    assert!(summary.snapshot.sgf.contains("RE[0]"));
-    assert_eq!(summary.snapshot.state.game.result.as_deref(), Some("0"));
+    use smartgoban::referee::CycleRule;
+    for (rule, noise, re) in [
+        (CycleRule::Draw, NoiseModel::Realistic, "0"),
+        (CycleRule::NoResult, NoiseModel::Clean, "Void"),
+        (CycleRule::Replay, NoiseModel::Clean, "Void"),
+    ] {
+        let mut args = crate::support::demo_args(Some(&path), noise, 3);
+        args.cycles = Some(rule);
+        let summary = rt().block_on(smartgoban::cli::demo::run(args)).unwrap();
+        let rule = rule.as_str();
+        assert_eq!(summary.record.info.result.as_deref(), Some(re), "{rule}");
+        assert_eq!(summary.record.moves.len(), 317, "{rule}");
+        assert!(
+            summary.snapshot.sgf.contains(&format!("RE[{re}]")),
+            "{rule}"
+        );
+        assert_eq!(
+            summary.snapshot.state.game.result.as_deref(),
+            Some(re),
+            "{rule}"
+        );
+        assert_eq!(summary.snapshot.state.phase.as_str(), "finished", "{rule}");
+    }
 }
 
 /// The board as found when the game starts (issue 14): stones of both colours left from
