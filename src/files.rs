@@ -85,6 +85,18 @@ pub fn read_input(path: &Path) -> io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// A data directory that exists as something else (a file) is named as such, not as the
+/// "File exists" its creation would report.
+pub fn not_a_file(dir: &Path) -> io::Result<()> {
+    match fs::metadata(dir) {
+        Ok(m) if !m.is_dir() => Err(io::Error::other(format!(
+            "the data directory {} is a file, not a directory",
+            dir.display()
+        ))),
+        _ => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,12 +13,12 @@ pub const TOKEN_FILE: &str = "api-token";
 
 /// Why the token could not be read or made.
 #[derive(Debug, thiserror::Error)]
-#[error("API token {path}: {source}")]
+#[error("API token {path}: {cause}")]
 pub struct TokenError {
     /// The file.
     pub path: PathBuf,
-    /// Why.
-    pub source: std::io::Error,
+    /// Why (part of the message, not a separate source: printed once).
+    pub cause: std::io::Error,
 }
 
 /// The token in `dir/api-token`, made (mode 0600) if there is none. A file readable by others
@@ -28,10 +28,11 @@ pub struct TokenError {
 /// The directory or the file cannot be created, read or written.
 pub fn load_or_create(dir: &Path) -> Result<String, TokenError> {
     let path = dir.join(TOKEN_FILE);
-    let err = |source| TokenError {
+    let err = |cause| TokenError {
         path: path.clone(),
-        source,
+        cause,
     };
+    crate::files::not_a_file(dir).map_err(err)?;
     std::fs::create_dir_all(dir).map_err(err)?;
     if let Ok(text) = std::fs::read_to_string(&path) {
         let token = text.trim().to_string();

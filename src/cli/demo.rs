@@ -103,6 +103,9 @@ impl DemoSummary {
 /// Runs the demo. With `exit_when_done` it returns when the game has been played out and the
 /// record written; otherwise it keeps serving until Ctrl-C.
 pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
+    if let Some(path) = &args.record {
+        check_writable(path)?;
+    }
     let (source, description) = source::load(args.game.as_deref(), args.board.script.as_deref())?;
     let mut setup = source.setup();
     let mut playing = args.board.playing();
@@ -188,7 +191,8 @@ pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
     // Wait for the board to play the timeline out and the service to take in its last scan.
     let mut report: Option<SimReport> = None;
     let mut last_progress = (None, Instant::now());
-    let mut interrupted = std::pin::pin!(tokio::signal::ctrl_c());
+    // Ctrl-C or SIGTERM: stopped early, the record kept (README, "Commands")
+    let mut interrupted = std::pin::pin!(super::run::wait_for_signal());
     let sim_report = loop {
         if report.is_none() {
             report = device.try_done();
@@ -267,7 +271,8 @@ pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
             )
         })
         .unwrap_or_default();
-    if !quiet {
+    // the final summary, also with --quiet (its help says so)
+    {
         println!(
             "{}: {} moves recorded{held}, phase {}, {} scans in {:.1} s{}",
             if finished { "game over" } else { "stopped" },
@@ -289,7 +294,7 @@ pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
         if !quiet {
             println!("still serving; Ctrl-C to stop");
         }
-        let _ = tokio::signal::ctrl_c().await;
+        super::run::wait_for_signal().await;
     }
     let events = daemon.shared().log.len();
     let snapshot = daemon.shutdown().await?;
@@ -548,4 +553,26 @@ fn clock_face(r: &crate::clock::Reading) -> String {
     } else {
         hms(r.main_ms)
     }
+}
+
+/// `--record PATH` can be written: checked before the game, not after it. An existing file is
+/// left as it is (until the game's record replaces it); a new one is created and removed again.
+fn check_writable(path: &std::path::Path) -> Result<(), DemoError> {
+    let existed = path.exists();
+    let fail = |source| DemoError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    if path.is_dir() {
+        return Err(fail(std::io::Error::other("it is a directory")));
+    }
+    std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+        .map_err(fail)?;
+    if !existed {
+        std::fs::remove_file(path).map_err(fail)?;
+    }
+    Ok(())
 }

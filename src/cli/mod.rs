@@ -40,7 +40,8 @@ pub enum Commands {
     Run(RunArgs),
     /// The virtual board alone, exposing a pty at --link PATH for a separate `run`.
     Sim(SimArgs),
-    /// Validates game records under the Chinese rules; prints each violation; exit 1 if any.
+    /// Validates game records under the Chinese rules; prints each violation. Exit 0: every
+    /// record legal; 1: a violation in any; 2: a file that cannot be read as SGF.
     Check(CheckArgs),
     /// Counts a record's final position under the Chinese rules (area, komi in points and
     /// stones, dame shared); exit 2 if the record cannot be read.

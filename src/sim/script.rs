@@ -174,13 +174,21 @@ fn parse_point(word: &str, size: u8) -> Result<Point, String> {
 /// Longest time a script may name, ms (24 h).
 pub const MAX_MS: u64 = 86_400_000;
 
-fn parse_num<T: std::str::FromStr>(word: &str, what: &str) -> Result<T, String> {
-    word.parse()
-        .map_err(|_| format!("{what} `{word}` is not a whole number"))
+/// A whole number from 0 to `max` (which fits `T`), or an error naming `what` and the range.
+fn parse_num<T: TryFrom<u64>>(word: &str, what: &str, max: u64) -> Result<T, String> {
+    let n: u64 = word
+        .parse()
+        .map_err(|_| format!("{what} `{word}` is not a whole number"))?;
+    if n > max {
+        return Err(format!("{what} `{word}` is too large: at most {max}"));
+    }
+    T::try_from(n).map_err(|_| format!("{what} `{word}` is too large: at most {max}"))
 }
 
 fn parse_ms(word: &str, what: &str) -> Result<u64, String> {
-    let ms: u64 = parse_num(word, what)?;
+    let ms: u64 = word
+        .parse()
+        .map_err(|_| format!("{what} `{word}` is not a whole number of ms"))?;
     if ms <= MAX_MS {
         Ok(ms)
     } else {
@@ -226,7 +234,7 @@ fn parse_action(verb: &str, args: &[&str], size: u8) -> Result<Action, String> {
             arity(3)?;
             Action::Hand {
                 center: parse_point(args[0], size)?,
-                radius: parse_num(args[1], "radius")?,
+                radius: parse_num(args[1], "radius", u64::from(size))?,
                 duration_ms: parse_ms(args[2], "duration")?,
             }
         }
@@ -242,7 +250,7 @@ fn parse_action(verb: &str, args: &[&str], size: u8) -> Result<Action, String> {
             Action::Glitch {
                 point: parse_point(args[0], size)?,
                 reading,
-                scans: parse_num(args[2], "scan count")?,
+                scans: parse_num(args[2], "scan count", MAX_MS / 20)?,
             }
         }
         "pass" => {
@@ -308,7 +316,7 @@ fn parse_action(verb: &str, args: &[&str], size: u8) -> Result<Action, String> {
         "scatter" => {
             arity(1)?;
             Action::Scatter {
-                count: parse_num(args[0], "stone count")?,
+                count: parse_num(args[0], "stone count", u64::from(size) * u64::from(size))?,
             }
         }
         other => return Err(format!("unknown action `{other}`")),
@@ -397,6 +405,31 @@ at 5000  scatter 3           # 3 stones knocked off their points (seeded random)
             ("at 0 reset now\n", 1, "`now`"),
             ("at 0 reset hello stream\n", 1, "at most 1"),
             ("at 0 unplugg 5\n", 1, "unknown action `unplugg`"),
+            (
+                "size 19\nat 0 hand D4 99999 500\n",
+                2,
+                "radius `99999` is too large: at most 19",
+            ),
+            (
+                "at 0 hand D4 2.5 500\n",
+                1,
+                "radius `2.5` is not a whole number",
+            ),
+            (
+                "at 0 glitch D4 X 99999999999\n",
+                1,
+                "scan count `99999999999` is too large",
+            ),
+            (
+                "size 9\nat 0 scatter 82\n",
+                2,
+                "stone count `82` is too large: at most 81",
+            ),
+            (
+                "at 0 scatter -1\n",
+                1,
+                "stone count `-1` is not a whole number",
+            ),
         ];
         for (text, line, needle) in cases {
             let e = Script::parse(text).unwrap_err();

@@ -27,20 +27,20 @@ pub const FILE_NAME: &str = "smartgoban.sqlite3";
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     /// SQLite failed: disk full (`SQLITE_FULL`), read-only directory, I/O error, a corrupt file.
-    #[error("{path}: {source}")]
+    #[error("{path}: {cause}")]
     Sqlite {
         /// The database file.
         path: PathBuf,
-        /// Why.
-        source: rusqlite::Error,
+        /// Why (part of the message, not a separate source: printed once).
+        cause: rusqlite::Error,
     },
     /// The data directory could not be made.
-    #[error("cannot make {path}: {source}")]
+    #[error("cannot make {path}: {cause}")]
     Dir {
         /// The directory.
         path: PathBuf,
-        /// Why.
-        source: std::io::Error,
+        /// Why (part of the message, not a separate source: printed once).
+        cause: std::io::Error,
     },
     /// The database was written by a newer version of smartgoban.
     #[error("{path} has schema version {found}; this smartgoban knows up to {known}: update smartgoban, or move the file away to start afresh")]
@@ -61,7 +61,7 @@ impl StoreError {
     /// SQLite is busy (another connection holds a lock, or recovers a killed writer's WAL):
     /// worth trying again in a moment.
     pub fn is_busy(&self) -> bool {
-        matches!(self, StoreError::Sqlite { source, .. } if matches!(
+        matches!(self, StoreError::Sqlite { cause: source, .. } if matches!(
             source.sqlite_error_code(),
             Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
         ))
@@ -168,14 +168,16 @@ impl Store {
     /// The directory cannot be made, the file cannot be opened or written (read-only, full),
     /// or it comes from a newer version ([`StoreError::TooNew`]).
     pub fn open(dir: &Path) -> Result<Store, StoreError> {
-        std::fs::create_dir_all(dir).map_err(|source| StoreError::Dir {
-            path: dir.to_path_buf(),
-            source,
-        })?;
+        crate::files::not_a_file(dir)
+            .and_then(|()| std::fs::create_dir_all(dir))
+            .map_err(|source| StoreError::Dir {
+                path: dir.to_path_buf(),
+                cause: source,
+            })?;
         let path = dir.join(FILE_NAME);
         let err = |source| StoreError::Sqlite {
             path: path.clone(),
-            source,
+            cause: source,
         };
         let conn = Connection::open(&path).map_err(err)?;
         conn.busy_timeout(std::time::Duration::from_secs(5))
@@ -199,7 +201,7 @@ impl Store {
     fn err(&self) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
         move |source| StoreError::Sqlite {
             path: self.path.clone(),
-            source,
+            cause: source,
         }
     }
 
@@ -219,7 +221,7 @@ impl Store {
             let path = self.path.clone();
             let err = |source| StoreError::Sqlite {
                 path: path.clone(),
-                source,
+                cause: source,
             };
             let tx = self.conn.transaction().map_err(err)?;
             tx.execute_batch(sql).map_err(err)?;
@@ -253,7 +255,7 @@ impl Store {
         let path = self.path.clone();
         let err = |source| StoreError::Sqlite {
             path: path.clone(),
-            source,
+            cause: source,
         };
         let tx = self.conn.transaction().map_err(err)?;
         tx.execute(
@@ -424,7 +426,7 @@ impl Store {
         let path = self.path.clone();
         let err = |source| StoreError::Sqlite {
             path: path.clone(),
-            source,
+            cause: source,
         };
         let unix_ms = unix_now_ms();
         let tx = self.conn.transaction().map_err(err)?;

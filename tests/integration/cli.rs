@@ -399,3 +399,143 @@ fn score_refuses_what_it_cannot_count_with_exit_2() {
         assert!(o.stdout.is_empty());
     }
 }
+
+#[test]
+fn demo_refuses_a_record_path_it_cannot_write_before_the_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("no-such-dir/out.sgf");
+    for path in [bad.to_str().unwrap(), dir.path().to_str().unwrap()] {
+        let o = smartgoban(&[
+            "demo",
+            "--speed",
+            "max",
+            "--http",
+            "127.0.0.1:0",
+            "--record",
+            path,
+            "--exit-when-done",
+        ]);
+        assert!(!o.status.success());
+        let err = stderr(&o);
+        assert!(err.contains("cannot write"), "{err}");
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(!out.contains("moves recorded"), "no game was played: {out}");
+    }
+    assert!(!bad.exists());
+}
+
+#[test]
+fn demo_quiet_prints_the_final_summary_only() {
+    let o = smartgoban(&[
+        "demo",
+        "-q",
+        "--speed",
+        "max",
+        "--noise",
+        "clean",
+        "--http",
+        "127.0.0.1:0",
+        "--exit-when-done",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 1, "{out}");
+    assert!(lines[0].starts_with("game over: "), "{out}");
+    assert!(lines[0].contains("moves recorded"), "{out}");
+}
+
+#[test]
+fn demo_on_a_busy_address_says_how_to_choose_another() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let o = smartgoban(&[
+        "demo",
+        "--speed",
+        "max",
+        "--http",
+        &addr,
+        "--exit-when-done",
+    ]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(err.contains(&format!("cannot listen on {addr}")), "{err}");
+    assert!(err.contains("--http"), "{err}");
+}
+
+/// SIGTERM stops `demo` as Ctrl-C does: the record written, the temporary directory (the
+/// virtual board's link) removed, exit 0.
+#[test]
+fn demo_stopped_with_sigterm_writes_its_record_and_cleans_up() {
+    use std::io::{BufRead, BufReader};
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("out.sgf");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_smartgoban"))
+        .args([
+            "demo",
+            "--http",
+            "127.0.0.1:0",
+            "--record",
+            rec.to_str().unwrap(),
+        ])
+        .current_dir(root())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    // the virtual board's link lives in the demo's temporary directory
+    let link = loop {
+        let line = lines.next().expect("demo output").unwrap();
+        if let Some(rest) = line.trim().strip_prefix("virtual board on ") {
+            break std::path::PathBuf::from(rest.split(" (").next().unwrap());
+        }
+    };
+    let workdir = link.parent().unwrap().to_path_buf();
+    assert!(workdir.exists());
+    // the first move recorded: then the signal
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        if fields.len() >= 3 && fields[0] == "1" && ["B", "W"].contains(&fields[1]) {
+            break;
+        }
+    }
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    let exit = child.wait().unwrap();
+    assert!(exit.success(), "{exit:?}: {rest:?}");
+    assert!(rest.iter().any(|l| l.starts_with("stopped: ")), "{rest:?}");
+    let sgf = std::fs::read_to_string(&rec).unwrap();
+    let record = smartgoban::rules::GameRecord::from_sgf_str(&sgf).unwrap();
+    assert!(!record.moves.is_empty(), "{sgf}");
+    assert!(!workdir.exists(), "{} left behind", workdir.display());
+}
+
+#[test]
+fn a_data_directory_that_is_a_file_is_named_once_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("data");
+    std::fs::write(&file, "not a directory").unwrap();
+    let o = smartgoban(&[
+        "run",
+        "--data-dir",
+        file.to_str().unwrap(),
+        "--serial",
+        "/dev/null",
+        "--http",
+        "127.0.0.1:0",
+    ]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    let cause = format!(
+        "the data directory {} is a file, not a directory",
+        file.display()
+    );
+    assert_eq!(err.matches(&cause).count(), 1, "{err}");
+    assert!(!err.contains("File exists"), "{err}");
+}
