@@ -149,6 +149,9 @@ pub struct NewGame {
     pub delay_moves: Option<u32>,
     /// Public broadcast delay for this game, seconds.
     pub delay_s: Option<u32>,
+    /// Must be `true` to replace a game in progress (moves played, no result): that game ends
+    /// without a result and its record is kept in `GET games`. Otherwise 409.
+    pub replace: Option<bool>,
 }
 
 impl NewGame {
@@ -217,15 +220,28 @@ pub(super) async fn new_game(
     if let Err(why) = check_delay(&delay) {
         return error(StatusCode::UNPROCESSABLE_ENTITY, why);
     }
+    let replace = body.replace == Some(true);
     match body.setup() {
         Ok(setup) => {
-            let board = shared.snapshot().state.link.board_size;
+            let snapshot = shared.snapshot();
+            let state = &snapshot.state;
+            let board = state.link.board_size;
             if let Some(b) = board.filter(|&b| b != setup.size()) {
                 return error(
                     StatusCode::CONFLICT,
                     format!(
                         "the board is {b}×{b}: a {s}×{s} game cannot be played on it",
                         s = setup.size()
+                    ),
+                );
+            }
+            let in_progress = state.move_number > 0 && state.phase != crate::event::Phase::Finished;
+            if in_progress && !replace {
+                return error(
+                    StatusCode::CONFLICT,
+                    format!(
+                        "a game is in progress (move {}, no result): send \"replace\": true to end it without a result and start the new one (its record is kept in GET games), or enter its result first",
+                        state.move_number
                     ),
                 );
             }
@@ -396,6 +412,9 @@ pub(super) async fn adjust(
 pub struct Decide {
     /// The referee's decision.
     pub decision: Decision,
+    /// Must be `true` to change the result of a game that already has one (a correction);
+    /// otherwise a finished game's result is 409.
+    pub correct: Option<bool>,
 }
 
 /// A decision's name.
@@ -429,6 +448,13 @@ pub(super) async fn result(
         Decision::Replay => Adjudication::Replay,
         Decision::NoResult => Adjudication::NoResult,
     };
+    let decided = shared.snapshot().state.game.result.clone();
+    if let (Some(re), false) = (decided, body.correct == Some(true)) {
+        return error(
+            StatusCode::CONFLICT,
+            format!("the game already has its result ({re}): send \"correct\": true to correct it"),
+        );
+    }
     apply(&shared, Command::Adjudicate(decision)).await
 }
 

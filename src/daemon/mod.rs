@@ -449,7 +449,16 @@ impl SessionTask {
                         Command::NewGame(setup) => Some((**setup).clone()),
                         _ => None,
                     };
+                    // A game in progress that a new one replaces is kept like a finished one
+                    // (without a result): nothing recorded is lost.
+                    let replaced = (new_game.is_some()
+                        && !self.session.record().moves.is_empty()
+                        && self.session.referee().phase() != crate::event::Phase::Finished)
+                        .then(|| self.session.record().clone());
                     let result = self.session.handle_input(Input::Command(command), now);
+                    if let (Some(record), Ok(())) = (&replaced, &result) {
+                        self.keep_replaced_game(record);
+                    }
                     if let (Some(setup), Ok(()), Some(p)) = (new_game, &result, &mut self.persist) {
                         p.begin_game(&setup, &self.session.config());
                     }
@@ -612,6 +621,20 @@ impl SessionTask {
             self.keep_finished_game();
         }
         Ok(any)
+    }
+
+    /// A game in progress replaced by a new one (`POST games` with `replace`) is kept with
+    /// the finished ones, without a result.
+    fn keep_replaced_game(&mut self, record: &crate::rules::GameRecord) {
+        let secs = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let id = self.shared.games.new_id(secs);
+        if let Err(e) = self.shared.games.keep(&id, record) {
+            tracing::error!("cannot keep the replaced game {id}: {e}");
+        }
+        self.finished = None;
+        self.finished_in_store = None;
     }
 
     /// A finished game goes to the games kept on the device (again whenever its record

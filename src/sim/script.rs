@@ -250,7 +250,7 @@ fn parse_action(verb: &str, args: &[&str], size: u8) -> Result<Action, String> {
             Action::Glitch {
                 point: parse_point(args[0], size)?,
                 reading,
-                scans: parse_num(args[2], "scan count", MAX_MS / 20)?,
+                scans: parse_num(args[2], "scan count", u64::from(u32::MAX))?,
             }
         }
         "pass" => {

@@ -188,7 +188,7 @@ fn actions_need_the_token_and_bad_requests_change_nothing() {
         let resp = post(
             &rig.url("/api/v1/games"),
             Some(TEST_TOKEN),
-            r#"{"size":9,"black":"Ke Jie <!--<script>","white":"Shin\u0007 Jinseo","komi":7.5,"event":"Test \"Cup\" ]\\","round":"1","profile":"cn1988"}"#,
+            r#"{"size":9,"black":"Ke Jie <!--<script>","white":"Shin\u0007 Jinseo","komi":7.5,"event":"Test \"Cup\" ]\\","round":"1","profile":"cn1988","replace":true}"#,
         )
         .await
         .unwrap();

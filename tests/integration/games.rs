@@ -143,3 +143,74 @@ fn a_finished_demo_game_reads_back_the_same_in_sgfmill() {
         assert!((0.0..=600.0).contains(&seconds), "{line}");
     }
 }
+
+/// `POST games` cannot replace a game in progress by accident (409 without `"replace": true`);
+/// replaced, that game's record is kept in `GET games` like a finished one. A result for a
+/// game that has one is a correction only when it says so.
+#[test]
+fn a_game_in_progress_is_replaced_only_on_purpose_and_its_record_is_kept() {
+    rt().block_on(async {
+        let script = "size 9\nat 0 place B E5\nat 500 place W C3\nat 1000 place B G7\n";
+        let rig = Rig::script(script, NoiseModel::Clean, 1, Speed::Max).await;
+        rig.wait_done().await;
+        let (status, text) = rig
+            .act("/api/v1/games", serde_json::json!({"size": 9}))
+            .await;
+        assert_eq!(status, 409, "{text}");
+        assert!(text.contains("replace"), "{text}");
+        let state: Value = rig.get_json("/api/v1/state", true).await;
+        assert_eq!(state["move_number"], 3, "nothing changed");
+        let (status, text) = rig
+            .act(
+                "/api/v1/games",
+                serde_json::json!({"size": 9, "replace": true}),
+            )
+            .await;
+        assert_eq!(status, 200, "{text}");
+        let state: Value = rig.get_json("/api/v1/state", true).await;
+        assert_eq!(state["move_number"], 0);
+        let list: Value = rig.get_json("/api/v1/games", true).await;
+        let list = list.as_array().unwrap();
+        assert_eq!(list.len(), 1, "{list:?}");
+        let sgf = reqwest::get(rig.url(&format!(
+            "/api/v1/games/{}.sgf",
+            list[0]["id"].as_str().unwrap()
+        )))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+        let record = smartgoban::rules::GameRecord::from_sgf_str(&sgf).unwrap();
+        let points: Vec<String> = record
+            .moves
+            .iter()
+            .map(|m| m.point.unwrap().to_gtp(9))
+            .collect();
+        assert_eq!(points, ["E5", "C3", "G7"]);
+        assert_eq!(record.info.result, None);
+        // a new game with no move yet is replaced freely; a result, then a correction
+        let (status, text) = rig
+            .act("/api/v1/games", serde_json::json!({"size": 9}))
+            .await;
+        assert_eq!(status, 200, "{text}");
+        let (status, text) = rig
+            .act("/api/v1/result", serde_json::json!({"decision": "black"}))
+            .await;
+        assert_eq!(status, 200, "{text}");
+        let (status, text) = rig
+            .act("/api/v1/result", serde_json::json!({"decision": "white"}))
+            .await;
+        assert_eq!(status, 409, "{text}");
+        let (status, text) = rig
+            .act(
+                "/api/v1/result",
+                serde_json::json!({"decision": "white", "correct": true}),
+            )
+            .await;
+        assert_eq!(status, 200, "{text}");
+        let state: Value = rig.get_json("/api/v1/state", true).await;
+        assert_eq!(state["game"]["result"], "W+F", "{state}");
+        rig.stop().await;
+    });
+}
