@@ -162,8 +162,8 @@ pub fn render(shared: &Shared, referee: bool) -> String {
         &mut out,
         "events_total",
         "counter",
-        "Events the service emitted (the last seq).",
-        &[("", snap.last_seq as f64)],
+        "Events the service emitted since it started (a count, not an event id).",
+        &[("", shared.log.emitted() as f64)],
     );
     family(
         &mut out,

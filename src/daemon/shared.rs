@@ -59,6 +59,8 @@ pub struct EventLog {
     kept: usize,
     /// The `seq` of the run's first event (0 before any).
     first: AtomicU64,
+    /// Events pushed since the log was made (this run of the service).
+    pushed: AtomicU64,
 }
 
 impl EventLog {
@@ -78,6 +80,7 @@ impl EventLog {
             live,
             kept: kept.max(1),
             first: AtomicU64::new(0),
+            pushed: AtomicU64::new(0),
         }
     }
 
@@ -92,6 +95,7 @@ impl EventLog {
                         .compare_exchange(0, event.seq, Ordering::AcqRel, Ordering::Acquire);
             }
             events.push_back(event.clone());
+            self.pushed.fetch_add(1, Ordering::AcqRel);
             while events.len() > self.kept {
                 events.pop_front();
             }
@@ -125,6 +129,12 @@ impl EventLog {
             }
             _ => after > 0,
         }
+    }
+
+    /// Events pushed since the service started: a count (a `seq` is an id, not a count:
+    /// unique and increasing across restarts, but not consecutive across them).
+    pub fn emitted(&self) -> u64 {
+        self.pushed.load(Ordering::Acquire)
     }
 
     /// The `seq` of the newest event, 0 if none.

@@ -196,6 +196,12 @@ fn sse_resumes_across_a_correction_and_the_websocket_carries_the_same_feed() {
         assert_eq!(value("smartgoban_serial_errors_total{kind=\"crc\"}"), 0.0);
         assert_eq!(value("smartgoban_link_up"), 1.0);
         assert_eq!(value("smartgoban_moves"), 6.0);
+        // a count of the events, not the last id (ids start from the wall clock)
+        assert_eq!(
+            value("smartgoban_events_total"),
+            rig.events().len() as f64,
+            "events_total"
+        );
         ws.send(tokio_tungstenite::tungstenite::Message::Close(None))
             .await
             .unwrap();
