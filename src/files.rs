@@ -8,14 +8,7 @@ use std::path::Path;
 /// new one, never a torn one: write a temporary file beside it, fsync, rename over, fsync the
 /// directory.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no file name"))?;
-    let tmp = dir.join(format!(".{}.tmp", name.to_string_lossy()));
+    let (dir, tmp) = atomic_parts(path)?;
     {
         let mut f = fs::File::create(&tmp)?;
         f.write_all(bytes)?;
@@ -85,6 +78,39 @@ pub fn read_input(path: &Path) -> io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// The directory of `path` and the temporary file [`write_atomic`] writes there.
+fn atomic_parts(path: &Path) -> io::Result<(&Path, std::path::PathBuf)> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no file name"))?;
+    Ok((dir, dir.join(format!(".{}.tmp", name.to_string_lossy()))))
+}
+
+/// Whether [`write_atomic`] could write `path` now: its temporary file is made (new) and
+/// removed again; `path` itself is not touched.
+///
+/// # Errors
+/// Why the temporary file cannot be made (no such directory, permission, name too long, …).
+pub fn check_atomic_write(path: &Path) -> io::Result<()> {
+    let (_, tmp) = atomic_parts(path)?;
+    let made = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp);
+    match made {
+        Ok(_) => fs::remove_file(&tmp),
+        // left by an earlier write that stopped half-way: write_atomic replaces it
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            fs::OpenOptions::new().write(true).open(&tmp).map(drop)
+        }
+        Err(e) => Err(e),
+    }
+}
+
 /// A data directory that exists as something else (a file) is named as such, not as the
 /// "File exists" its creation would report.
 pub fn not_a_file(dir: &Path) -> io::Result<()> {
@@ -93,6 +119,16 @@ pub fn not_a_file(dir: &Path) -> io::Result<()> {
             "the data directory {} is a file, not a directory",
             dir.display()
         ))),
+        Err(e) if e.kind() == io::ErrorKind::NotADirectory => Err(io::Error::other(format!(
+            "the data directory {} is not a directory: a part of its path is a file",
+            dir.display()
+        ))),
+        Err(e) if e.kind() == io::ErrorKind::NotFound && fs::symlink_metadata(dir).is_ok() => {
+            Err(io::Error::other(format!(
+                "the data directory {} is a symbolic link to nothing",
+                dir.display()
+            )))
+        }
         _ => Ok(()),
     }
 }

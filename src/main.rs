@@ -8,10 +8,13 @@ use smartgoban::cli::{self, Cli, Commands};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // `demo -q`: nothing but errors and the final summary
+    let quiet = matches!(&cli.command, Commands::Demo(args) if args.quiet);
+    let default_level = if quiet { "error" } else { "warn" };
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("SMARTGOBAN_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level)),
         )
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))

@@ -103,6 +103,9 @@ impl DemoSummary {
 /// Runs the demo. With `exit_when_done` it returns when the game has been played out and the
 /// record written; otherwise it keeps serving until Ctrl-C.
 pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
+    // Ctrl-C and SIGTERM are taken from here on, also while starting and after the game:
+    // each stops the demo the same way (record written, temporary directory removed).
+    let mut stop = Stop::listen().map_err(DemoError::Sim)?;
     if let Some(path) = &args.record {
         check_writable(path)?;
     }
@@ -191,8 +194,6 @@ pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
     // Wait for the board to play the timeline out and the service to take in its last scan.
     let mut report: Option<SimReport> = None;
     let mut last_progress = (None, Instant::now());
-    // Ctrl-C or SIGTERM: stopped early, the record kept (README, "Commands")
-    let mut interrupted = std::pin::pin!(super::run::wait_for_signal());
     let sim_report = loop {
         if report.is_none() {
             report = device.try_done();
@@ -216,7 +217,7 @@ pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
         }
         tokio::select! {
             _ = tokio::time::sleep(Duration::from_millis(5)) => {}
-            _ = &mut interrupted => {
+            _ = stop.next() => {
                 // Stopped early: keep what was recorded.
                 if !quiet {
                     println!("interrupted: stopping");
@@ -294,7 +295,7 @@ pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
         if !quiet {
             println!("still serving; Ctrl-C to stop");
         }
-        super::run::wait_for_signal().await;
+        stop.next().await;
     }
     let events = daemon.shared().log.len();
     let snapshot = daemon.shutdown().await?;
@@ -555,10 +556,35 @@ fn clock_face(r: &crate::clock::Reading) -> String {
     }
 }
 
-/// `--record PATH` can be written: checked before the game, not after it. An existing file is
-/// left as it is (until the game's record replaces it); a new one is created and removed again.
+/// Ctrl-C and SIGTERM, listened for from the start of the demo: a signal that comes while
+/// nothing waits for it (starting, writing the record) is kept for the next wait.
+struct Stop {
+    term: tokio::signal::unix::Signal,
+    int: tokio::signal::unix::Signal,
+}
+
+impl Stop {
+    fn listen() -> std::io::Result<Stop> {
+        use tokio::signal::unix::{signal, SignalKind};
+        Ok(Stop {
+            term: signal(SignalKind::terminate())?,
+            int: signal(SignalKind::interrupt())?,
+        })
+    }
+
+    /// The next Ctrl-C or SIGTERM (or one already received).
+    async fn next(&mut self) {
+        tokio::select! {
+            _ = self.term.recv() => {}
+            _ = self.int.recv() => {}
+        }
+    }
+}
+
+/// `--record PATH` can be written: checked before the game, not after it, the way the record
+/// is written ([`crate::files::write_atomic`]: a temporary file beside it, renamed over it).
+/// The file itself is not touched.
 fn check_writable(path: &std::path::Path) -> Result<(), DemoError> {
-    let existed = path.exists();
     let fail = |source| DemoError::Write {
         path: path.to_path_buf(),
         source,
@@ -566,13 +592,5 @@ fn check_writable(path: &std::path::Path) -> Result<(), DemoError> {
     if path.is_dir() {
         return Err(fail(std::io::Error::other("it is a directory")));
     }
-    std::fs::OpenOptions::new()
-        .append(true)
-        .create(true)
-        .open(path)
-        .map_err(fail)?;
-    if !existed {
-        std::fs::remove_file(path).map_err(fail)?;
-    }
-    Ok(())
+    crate::files::check_atomic_write(path).map_err(fail)
 }

@@ -72,7 +72,7 @@ pub struct Recovery {
 #[derive(Debug, thiserror::Error)]
 pub enum DaemonError {
     /// The HTTP address could not be bound.
-    #[error("cannot listen on {addr} (is another service using it? choose another address: --http ADDR, or `http` in the config file)")]
+    #[error("cannot listen on {addr} (another service may be using it, or it is not an address of this machine: choose another, --http ADDR or `http` in the config file)")]
     Bind {
         /// The address.
         addr: SocketAddr,

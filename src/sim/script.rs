@@ -176,19 +176,28 @@ pub const MAX_MS: u64 = 86_400_000;
 
 /// A whole number from 0 to `max` (which fits `T`), or an error naming `what` and the range.
 fn parse_num<T: TryFrom<u64>>(word: &str, what: &str, max: u64) -> Result<T, String> {
-    let n: u64 = word
-        .parse()
-        .map_err(|_| format!("{what} `{word}` is not a whole number"))?;
+    let too_large = || format!("{what} `{word}` is too large: at most {max}");
+    let n: u64 = word.parse().map_err(|_| {
+        if !word.is_empty() && word.bytes().all(|b| b.is_ascii_digit()) {
+            too_large() // beyond u64
+        } else {
+            format!("{what} `{word}` is not a whole number")
+        }
+    })?;
     if n > max {
         return Err(format!("{what} `{word}` is too large: at most {max}"));
     }
-    T::try_from(n).map_err(|_| format!("{what} `{word}` is too large: at most {max}"))
+    T::try_from(n).map_err(|_| too_large())
 }
 
 fn parse_ms(word: &str, what: &str) -> Result<u64, String> {
-    let ms: u64 = word
-        .parse()
-        .map_err(|_| format!("{what} `{word}` is not a whole number of ms"))?;
+    let ms: u64 = word.parse().map_err(|_| {
+        if !word.is_empty() && word.bytes().all(|b| b.is_ascii_digit()) {
+            format!("{what} `{word}`: at most {MAX_MS} ms (24 h)")
+        } else {
+            format!("{what} `{word}` is not a whole number of ms")
+        }
+    })?;
     if ms <= MAX_MS {
         Ok(ms)
     } else {
@@ -429,6 +438,16 @@ at 5000  scatter 3           # 3 stones knocked off their points (seeded random)
                 "at 0 scatter -1\n",
                 1,
                 "stone count `-1` is not a whole number",
+            ),
+            (
+                "at 0 hand D4 18446744073709551616 500\n",
+                1,
+                "too large: at most 19",
+            ),
+            (
+                "at 0 hand D4 2 99999999999999999999999\n",
+                1,
+                "at most 86400000 ms",
             ),
         ];
         for (text, line, needle) in cases {

@@ -404,7 +404,14 @@ fn score_refuses_what_it_cannot_count_with_exit_2() {
 fn demo_refuses_a_record_path_it_cannot_write_before_the_game() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("no-such-dir/out.sgf");
-    for path in [bad.to_str().unwrap(), dir.path().to_str().unwrap()] {
+    // a name the record's temporary file (".NAME.tmp") cannot have: too long
+    let long = dir.path().join(format!("{}.sgf", "x".repeat(248)));
+    // a symbolic link to nothing is fine, and left as it is until the record replaces it
+    for path in [
+        bad.to_str().unwrap(),
+        dir.path().to_str().unwrap(),
+        long.to_str().unwrap(),
+    ] {
         let o = smartgoban(&[
             "demo",
             "--speed",
@@ -422,6 +429,7 @@ fn demo_refuses_a_record_path_it_cannot_write_before_the_game() {
         assert!(!out.contains("moves recorded"), "no game was played: {out}");
     }
     assert!(!bad.exists());
+    assert!(!long.exists());
 }
 
 #[test]
@@ -538,4 +546,75 @@ fn a_data_directory_that_is_a_file_is_named_once_as_such() {
     );
     assert_eq!(err.matches(&cause).count(), 1, "{err}");
     assert!(!err.contains("File exists"), "{err}");
+    // with a slash after it, the path goes through the file
+    let slashed = format!("{}/", file.display());
+    let o = smartgoban(&[
+        "run",
+        "--data-dir",
+        &slashed,
+        "--serial",
+        "/dev/null",
+        "--http",
+        "127.0.0.1:0",
+    ]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    let cause = "is not a directory: a part of its path is a file";
+    assert_eq!(err.matches(cause).count(), 1, "{err}");
+}
+
+/// A SIGTERM that comes as the game ends — while the record is written and the summary
+/// printed, before the demo waits to be stopped — still stops it: exit 0, nothing left behind.
+#[test]
+fn demo_stopped_with_sigterm_as_the_game_ends_still_stops() {
+    use std::io::{BufRead, BufReader};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_smartgoban"))
+        .args(["demo", "--speed", "max", "--http", "127.0.0.1:0"])
+        .current_dir(root())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    for line in lines.by_ref() {
+        // the result is printed before the record is written and the summary follows
+        if line.unwrap().contains("result") {
+            break;
+        }
+    }
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    // stdout closes when the demo exits: a demo that missed the signal would serve on
+    let exit = child.wait().unwrap();
+    assert!(exit.success(), "{exit:?}: {rest:?}");
+}
+
+#[test]
+fn demo_quiet_prints_no_warnings_of_a_faulty_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("faults.txt");
+    std::fs::write(
+        &script,
+        "size 9\nat 0 place B E5\nat 500 unplug 800\nat 2000 place W C3\nat 2500 reset hello\nat 4000 place B G7\n",
+    )
+    .unwrap();
+    let o = smartgoban(&[
+        "demo",
+        "-q",
+        "--script",
+        script.to_str().unwrap(),
+        "--speed",
+        "max",
+        "--http",
+        "127.0.0.1:0",
+        "--exit-when-done",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "", "nothing but errors");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(out.lines().count(), 1, "{out}");
 }
