@@ -217,3 +217,61 @@ fn next_deadline_is_the_next_call_or_the_flag() {
     c.pause(159_000);
     assert_eq!(c.next_deadline(159_000), None);
 }
+
+/// A stretch on no one's clock (the service down, `charge_downtime = false`): thinking,
+/// presses, calls, deadlines and a reverted press all count around it, whichever side's
+/// turn it falls in.
+#[test]
+fn a_stretch_off_the_clock_is_on_no_ones_time() {
+    let mut c = clock("main=10m");
+    c.start(B, 0);
+    c.off_clock(10_000, 40_000);
+    // Black thinks 10 s, the service is down 30 s, Black thinks 5 s more and plays
+    assert_eq!(c.reading(B, 25_000).main_ms, 600_000 - 10_000);
+    let at = c.press(B, 45_000, 1).unwrap();
+    assert_eq!(at.main_ms, 600_000 - 15_000);
+    // White thinks 2 s
+    assert_eq!(c.reading(W, 47_000).main_ms, 600_000 - 2_000);
+    // presses inside the stretch cost nothing of it
+    let mut d = clock("main=10m");
+    d.start(B, 0);
+    d.off_clock(10_000, 40_000);
+    assert_eq!(d.press(B, 20_000, 1).unwrap().main_ms, 600_000 - 10_000);
+    assert_eq!(d.press(W, 30_000, 2).unwrap().main_ms, 600_000);
+    assert_eq!(d.reading(B, 42_000).main_ms, 600_000 - 10_000 - 2_000);
+    // a press undone later gives back only the time that ran on the clock
+    assert!(d.revert_press(42_000));
+    assert_eq!(d.reading(W, 42_000).main_ms, 600_000 - 2_000);
+    // empty and reversed stretches change nothing
+    let mut e = clock("main=10m");
+    e.start(B, 0);
+    e.off_clock(5_000, 5_000);
+    e.off_clock(9_000, 6_000);
+    assert_eq!(e.reading(B, 10_000).main_ms, 590_000);
+}
+
+/// Calls and the flag fall where the thinking reaches them, past a stretch off the clock.
+#[test]
+fn calls_and_the_flag_skip_a_stretch_off_the_clock() {
+    let mut c = clock("main=0s cn=1x60s");
+    c.start(B, 0);
+    c.off_clock(20_000, 50_000);
+    // 30 s of thinking is reached at 60 s of clock time: the first call falls then
+    assert_eq!(c.next_deadline(0), Some(60_000));
+    let calls = run_to(&mut c, 0, 100_000);
+    assert_eq!(calls.first(), Some(&(60.0, "30".to_string())));
+    assert_eq!(calls.last(), Some(&(90.0, "expired".to_string())));
+    let d = drain(&mut c);
+    assert!(d.is_empty(), "{d:?}");
+}
+
+/// The stretches kept are bounded, the oldest forgotten first.
+#[test]
+fn stretches_off_the_clock_are_bounded() {
+    let mut c = clock("main=10m");
+    for i in 0..(OFF_CLOCK_KEPT as u64 + 10) {
+        c.off_clock(i * 10, i * 10 + 5);
+    }
+    assert_eq!(c.off_clock.len(), OFF_CLOCK_KEPT);
+    assert_eq!(c.off_clock.front(), Some(&(100, 105)));
+}

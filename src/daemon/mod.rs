@@ -163,12 +163,14 @@ impl Daemon {
                 // The session's time goes on from its checkpoint: the time the service was
                 // down is not on anyone's clock unless configured.
                 base_ms = r.session.now_ms();
+                let down = (crate::store::unix_now_ms() - r.checkpoint_unix_ms).max(0) as u64;
+                let mut session = r.session;
                 if config.recovery.charge_downtime {
-                    let down = crate::store::unix_now_ms() - r.checkpoint_unix_ms;
-                    base_ms += down.max(0) as u64;
+                    base_ms += down;
+                } else {
+                    session.time_down_off_clock(down);
                 }
                 history = r.history;
-                let mut session = r.session;
                 // Time runs to now before anything is served: the first state already shows
                 // the clock as it stands (with the time down, when charged).
                 session.handle_timeout(base_ms);

@@ -266,7 +266,8 @@ pub(crate) fn terminate(child: &mut Child) {
     let _ = child.wait();
 }
 
-/// White's main time left, ms, as `GET /api/v1/state` shows it now.
+/// White's main time left, ms, as `GET /api/v1/state` shows it now, once the board is
+/// connected.
 fn white_left(port: u16) -> Option<u64> {
     let rt = crate::support::rt();
     rt.block_on(async {
@@ -277,7 +278,8 @@ fn white_left(port: u16) -> Option<u64> {
                 .json()
                 .await
                 .ok()?;
-        (state["clock"]["running"] == "white")
+        // the board connected (after a restart: its history of the outage replayed)
+        (state["clock"]["running"] == "white" && state["link"]["state"] == "connected")
             .then(|| state["clock"]["white"]["main_ms"].as_u64())?
     })
 }
@@ -364,6 +366,15 @@ fn outage(charge_downtime: bool) -> (i64, std::ops::RangeInclusive<i64>) {
     let answered_after = unix_ms();
     terminate(&mut service);
     device.stop().unwrap();
+    // the board's history of the outage was replayed (the case where the time down could
+    // be on the clock by the board's own times)
+    let events = StoreView::open(&data).unwrap().events();
+    let replayed = events
+        .iter()
+        .filter(|(_, kind, _)| kind == "link")
+        .filter_map(|(_, _, body)| body["history"]["outcome"].as_str())
+        .collect::<Vec<_>>();
+    assert_eq!(replayed, ["replayed"], "the history after the restart");
     let range = if charge_downtime {
         // the clock ran on through the outage: the wall time between the two readings
         (asked_after - answered_before)..=(answered_after - asked_before)
