@@ -473,50 +473,70 @@ fn demo_on_a_busy_address_says_how_to_choose_another() {
 
 /// SIGTERM stops `demo` as Ctrl-C does: the record written, the temporary directory (the
 /// virtual board's link) removed, exit 0.
+/// A `demo` started with `args` (from the repository's root), its output read line by line.
+struct Demo {
+    child: std::process::Child,
+    lines: std::io::Lines<std::io::BufReader<std::process::ChildStdout>>,
+}
+
+impl Demo {
+    fn start(args: &[&str]) -> Demo {
+        use std::io::BufRead;
+        let mut child = Command::new(env!("CARGO_BIN_EXE_smartgoban"))
+            .arg("demo")
+            .args(args)
+            .current_dir(root())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+        Demo { child, lines }
+    }
+
+    /// Reads up to and including the first line `is` accepts, returning it (panics at the
+    /// end of the output).
+    fn until(&mut self, is: impl Fn(&str) -> bool) -> String {
+        loop {
+            let line = self.lines.next().expect("demo output").unwrap();
+            if is(&line) {
+                return line;
+            }
+        }
+    }
+
+    /// Sends SIGTERM, reads the rest of the output (it closes when the demo exits: a demo
+    /// that missed the signal would serve on) and asserts a clean exit; returns the rest.
+    fn terminate(mut self) -> Vec<String> {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let rest: Vec<String> = self.lines.map_while(Result::ok).collect();
+        let exit = self.child.wait().unwrap();
+        assert!(exit.success(), "{exit:?}: {rest:?}");
+        rest
+    }
+}
+
 #[test]
 fn demo_stopped_with_sigterm_writes_its_record_and_cleans_up() {
-    use std::io::{BufRead, BufReader};
     let dir = tempfile::tempdir().unwrap();
     let rec = dir.path().join("out.sgf");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_smartgoban"))
-        .args([
-            "demo",
-            "--http",
-            "127.0.0.1:0",
-            "--record",
-            rec.to_str().unwrap(),
-        ])
-        .current_dir(root())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut demo = Demo::start(&["--http", "127.0.0.1:0", "--record", rec.to_str().unwrap()]);
     // the virtual board's link lives in the demo's temporary directory
-    let link = loop {
-        let line = lines.next().expect("demo output").unwrap();
-        if let Some(rest) = line.trim().strip_prefix("virtual board on ") {
-            break std::path::PathBuf::from(rest.split(" (").next().unwrap());
-        }
-    };
+    let line = demo.until(|l| l.trim().starts_with("virtual board on "));
+    let rest = line.trim().trim_start_matches("virtual board on ");
+    let link = std::path::PathBuf::from(rest.split(" (").next().unwrap());
     let workdir = link.parent().unwrap().to_path_buf();
     assert!(workdir.exists());
     // the first move recorded: then the signal
-    for line in lines.by_ref() {
-        let line = line.unwrap();
+    demo.until(|line| {
         let fields: Vec<&str> = line.split_whitespace().collect();
-        if fields.len() >= 3 && fields[0] == "1" && ["B", "W"].contains(&fields[1]) {
-            break;
-        }
-    }
-    let status = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let rest: Vec<String> = lines.map_while(Result::ok).collect();
-    let exit = child.wait().unwrap();
-    assert!(exit.success(), "{exit:?}: {rest:?}");
+        fields.len() >= 3 && fields[0] == "1" && ["B", "W"].contains(&fields[1])
+    });
+    let rest = demo.terminate();
     assert!(rest.iter().any(|l| l.starts_with("stopped: ")), "{rest:?}");
     let sgf = std::fs::read_to_string(&rec).unwrap();
     let record = smartgoban::rules::GameRecord::from_sgf_str(&sgf).unwrap();
@@ -567,30 +587,10 @@ fn a_data_directory_that_is_a_file_is_named_once_as_such() {
 /// printed, before the demo waits to be stopped — still stops it: exit 0, nothing left behind.
 #[test]
 fn demo_stopped_with_sigterm_as_the_game_ends_still_stops() {
-    use std::io::{BufRead, BufReader};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_smartgoban"))
-        .args(["demo", "--speed", "max", "--http", "127.0.0.1:0"])
-        .current_dir(root())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    for line in lines.by_ref() {
-        // the result is printed before the record is written and the summary follows
-        if line.unwrap().contains("result") {
-            break;
-        }
-    }
-    let status = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let rest: Vec<String> = lines.map_while(Result::ok).collect();
-    // stdout closes when the demo exits: a demo that missed the signal would serve on
-    let exit = child.wait().unwrap();
-    assert!(exit.success(), "{exit:?}: {rest:?}");
+    let mut demo = Demo::start(&["--speed", "max", "--http", "127.0.0.1:0"]);
+    // the result is printed before the record is written and the summary follows
+    demo.until(|l| l.contains("result"));
+    demo.terminate();
 }
 
 #[test]

@@ -158,21 +158,16 @@ fn a_whole_count_on_the_virtual_board_after_a_real_game_is_no_violation_and_give
 /// A seki at the end, through the whole stack (R21.2, G8, G9, C2): White's chain on column D
 /// and Black's on E–F share the liberties E9 and E1 and have no eye; the walls on C and G live
 /// with their territories, in which a white stone (A5) and a black one (J5) are dead.
-const SEKI_9: [&str; 9] = [
-    "..XO.XO..", //
-    "..XOXXO..",
-    "..XOXXO..",
-    "..XOXXO..",
-    "O.XOXXO.X",
-    "..XOXXO..",
-    "..XOXXO..",
-    "..XOXXO..",
-    "..XO.XO..",
-];
+const SEKI_9: &str = include_str!("../fixtures/positions/seki_9.txt");
+
+/// The rows of [`SEKI_9`], top row first.
+fn seki_9() -> Vec<&'static str> {
+    SEKI_9.lines().filter(|l| !l.starts_with('#')).collect()
+}
 
 #[test]
 fn a_seki_at_the_end_is_alive_its_liberties_are_shared_and_the_result_is_in_stones() {
-    let board = smartgoban::rules::Board::from_rows(&SEKI_9).unwrap();
+    let board = smartgoban::rules::Board::from_rows(&seki_9()).unwrap();
     let gtp = |p: Point| p.to_gtp(9);
     let stones = |c: Color| -> Vec<Point> {
         board

@@ -57,9 +57,6 @@ async fn run_one(path: PathBuf, index: u64) -> Outcome {
     )
     .unwrap();
     let daemon = Daemon::start(DaemonConfig {
-        recovery: Default::default(),
-        serial: link,
-        http: None,
         session: SessionConfig {
             referee: RefereeConfig {
                 policy: Policy::Rules,
@@ -67,13 +64,7 @@ async fn run_one(path: PathBuf, index: u64) -> Outcome {
             },
             ..SessionConfig::default()
         },
-        link: Default::default(),
-        setup: source.setup(),
-        events_out: None,
-        data_dir: None,
-        clock_hardware: Default::default(),
-        leds: None,
-        access: Default::default(),
+        ..crate::support::daemon_config(&link, &source.setup())
     })
     .await
     .unwrap();

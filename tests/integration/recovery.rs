@@ -437,16 +437,8 @@ fn a_board_changed_while_the_service_was_down_is_a_desync_with_the_exact_differe
             resume: true,
             charge_downtime: false,
         },
-        serial: link.clone(),
-        http: None,
-        session: Default::default(),
-        link: Default::default(),
-        setup: setup.clone(),
-        events_out: None,
         data_dir: Some(data.clone()),
-        clock_hardware: Default::default(),
-        leds: None,
-        access: Default::default(),
+        ..crate::support::daemon_config(&link, &setup)
     };
     crate::support::rt().block_on(async {
         let daemon = Daemon::start(config()).await.unwrap();
@@ -534,16 +526,8 @@ fn a_stone_with_no_liberties_found_after_a_restart_is_for_the_referee_not_a_play
             resume: true,
             charge_downtime: false,
         },
-        serial: link.clone(),
-        http: None,
-        session: Default::default(),
-        link: Default::default(),
-        setup: setup.clone(),
-        events_out: None,
         data_dir: Some(data.clone()),
-        clock_hardware: Default::default(),
-        leds: None,
-        access: Default::default(),
+        ..crate::support::daemon_config(&link, &setup)
     };
     crate::support::rt().block_on(async {
         let daemon = Daemon::start(config()).await.unwrap();

@@ -540,7 +540,7 @@ fn a_board_of_another_protocol_version_is_reported_and_never_makes_a_move() {
     // A board whose only version is 0 refuses our Hello (PROTOCOL.md §4, §11): a version
     // mismatch, reported and counted, not retried until the port is reopened; no scan is
     // taken, so nothing happens on the board that could become a move.
-    use smartgoban::daemon::{Daemon, DaemonConfig};
+    use smartgoban::daemon::Daemon;
     let script = Script::parse("size 9\nat 0 place B E5\nat 500 place W C3\n").unwrap();
     rt().block_on(async {
         let dir = tempfile::tempdir().unwrap();
@@ -559,21 +559,9 @@ fn a_board_of_another_protocol_version_is_reported_and_never_makes_a_move() {
             },
         )
         .unwrap();
-        let daemon = Daemon::start(DaemonConfig {
-            recovery: Default::default(),
-            serial: link,
-            http: None,
-            session: Default::default(),
-            link: Default::default(),
-            setup: script.setup.clone(),
-            events_out: None,
-            data_dir: None,
-            clock_hardware: Default::default(),
-            leds: None,
-            access: Default::default(),
-        })
-        .await
-        .unwrap();
+        let daemon = Daemon::start(crate::support::daemon_config(&link, &script.setup))
+            .await
+            .unwrap();
         wait_for(5, "the refusal", || {
             daemon.shared().snapshot().link.version_mismatches == 1
         })

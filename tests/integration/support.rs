@@ -220,6 +220,27 @@ pub fn run_config(dir: &Path, komi: f64, time: &str) -> (PathBuf, PathBuf, PathB
     (config, link, data)
 }
 
+/// A service on the board at `link` for a game of `setup`: no API, no store, no LEDs; the
+/// rest as the defaults (fields to change go before `..daemon_config(…)`).
+pub fn daemon_config(
+    link: &Path,
+    setup: &smartgoban::referee::GameSetup,
+) -> smartgoban::daemon::DaemonConfig {
+    smartgoban::daemon::DaemonConfig {
+        recovery: Default::default(),
+        serial: link.to_path_buf(),
+        http: None,
+        session: Default::default(),
+        link: Default::default(),
+        setup: setup.clone(),
+        events_out: None,
+        data_dir: None,
+        clock_hardware: Default::default(),
+        leds: None,
+        access: Default::default(),
+    }
+}
+
 /// A virtual board and a real service wired together, with the API on 127.0.0.1:0.
 pub struct Rig {
     /// The service.

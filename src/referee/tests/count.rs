@@ -276,21 +276,16 @@ fn a_disputed_count_returns_to_play_with_the_claimant_first_and_the_board_put_ba
 
 /// A seki on 9×9 (R21.2): White's chain on column D and Black's on E–F share E9 and E1 and
 /// have no eye; a dead white stone on A5 and a dead black one on J5.
-const SEKI_9: [&str; 9] = [
-    "..XO.XO..", //
-    "..XOXXO..",
-    "..XOXXO..",
-    "..XOXXO..",
-    "O.XOXXO.X",
-    "..XOXXO..",
-    "..XOXXO..",
-    "..XOXXO..",
-    "..XO.XO..",
-];
+const SEKI_9: &str = include_str!("../../../tests/fixtures/positions/seki_9.txt");
+
+/// The rows of [`SEKI_9`], top row first.
+fn seki_9() -> Vec<&'static str> {
+    SEKI_9.lines().filter(|l| !l.starts_with('#')).collect()
+}
 
 #[test]
 fn a_seki_is_alive_at_the_count_and_lifting_its_stones_to_count_changes_nothing() {
-    let position = crate::rules::Board::from_rows(&SEKI_9).unwrap();
+    let position = crate::rules::Board::from_rows(&seki_9()).unwrap();
     let mut setup = GameSetup::even(9);
     setup.setup = position.stones().map(|(p, c)| (c, p)).collect();
     let mut b = Board::new(setup, RefereeConfig::default());

@@ -356,7 +356,10 @@ fn the_time_the_service_was_down_is_on_no_clock_when_its_history_is_replayed() {
     let span = u64::from(scans[4_500].board_ms - scans[1_999].board_ms);
     for down in [1_000, span / 2, span] {
         let (moves, used) = run(Some(down));
-        assert_eq!(moves, whole_moves, "down {down} ms: the same moves, in order");
+        assert_eq!(
+            moves, whole_moves,
+            "down {down} ms: the same moves, in order"
+        );
         assert_eq!(
             whole_used - used,
             down,
