@@ -618,3 +618,52 @@ fn demo_quiet_prints_no_warnings_of_a_faulty_link() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert_eq!(out.lines().count(), 1, "{out}");
 }
+
+/// `check` on records of 1, 4 and 16 MiB (the largest input read): passes by the million are
+/// refused as larger than any game, a 16 MiB comment is read — each within 256 MiB of address
+/// space (`prlimit`), where a Pi has 1–8 GB (it took 3 GB for the 16 MiB file).
+#[test]
+fn check_on_huge_records_stays_within_bounded_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: String| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let limited = |path: &std::path::Path| {
+        Command::new("prlimit")
+            .arg(format!("--as={}", 256u64 << 20))
+            .arg("--")
+            .arg(env!("CARGO_BIN_EXE_smartgoban"))
+            .arg("check")
+            .arg(path)
+            .output()
+            .expect("prlimit (util-linux)")
+    };
+    for mib in [1usize, 4, 16] {
+        let passes = ";B[];W[]".repeat(((mib << 20) - 40) / 8);
+        let path = write(
+            &format!("passes-{mib}.sgf"),
+            format!("(;GM[1]SZ[19]{passes})"),
+        );
+        let o = limited(&path);
+        assert_eq!(o.status.code(), Some(2), "{mib} MiB: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("too large to be a game: more than 50000 nodes"),
+            "{mib} MiB: {}",
+            stderr(&o)
+        );
+    }
+    let comment = "x".repeat((16 << 20) - 40);
+    let path = write(
+        "comment.sgf",
+        format!("(;GM[1]SZ[19]C[{comment}];B[pd];W[dp])"),
+    );
+    let o = limited(&path);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("checked 1 record(s): 0 violation(s) in 0, 0 unreadable"),
+        "{}",
+        stderr(&o)
+    );
+}

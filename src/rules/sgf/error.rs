@@ -91,4 +91,16 @@ pub enum SgfError {
         /// How many moves came before it.
         after_move: usize,
     },
+    /// The record is larger than any game: more nodes, or more moves in its main line, than
+    /// are read ([`super::MAX_NODES`], [`super::MAX_MOVES`]), so memory stays bounded
+    /// whatever the file holds.
+    #[error(
+        "the record is too large to be a game: more than {limit} {what} (at most {limit} are read)"
+    )]
+    TooLarge {
+        /// What there are too many of.
+        what: &'static str,
+        /// The limit.
+        limit: usize,
+    },
 }

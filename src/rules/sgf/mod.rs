@@ -42,6 +42,15 @@ mod write;
 
 pub use error::SgfError;
 
+/// Most nodes read in a record's first game tree, variations included: 50,000. The longest
+/// games have about 400 moves and the most commented records a few thousand nodes; the parser
+/// takes some 700 bytes a node, so a record costs at most about 35 MB however large its file
+/// ([`SgfError::TooLarge`]).
+pub const MAX_NODES: usize = 50_000;
+
+/// Most moves (and passes) in a record's main line: 10,000 ([`SgfError::TooLarge`]).
+pub const MAX_MOVES: usize = 10_000;
+
 use super::color::Color;
 use super::point::Point;
 use serde::{Deserialize, Serialize};

@@ -85,8 +85,15 @@ fn first_game_tree(text: &str) -> Result<TreeText, SgfError> {
     let mut last = Last::Other;
     let mut open_at = 0;
     let mut chars = rest.char_indices().peekable();
+    // Nodes in the tree so far (its `;`, written or supplied), at most [`super::MAX_NODES`]:
+    // the parser's tree takes several hundred bytes a node.
+    let mut nodes = 0usize;
+    let too_many = || SgfError::TooLarge {
+        what: "nodes (moves and variations)",
+        limit: super::MAX_NODES,
+    };
     // Before a token: supply the `;` of a node where one must start.
-    let node_start = |out: &mut String, last: &Last, token: char| {
+    let node_start = |out: &mut String, last: &Last, token: char, nodes: &mut usize| {
         let needs = match last {
             Last::Open => token != ';',
             Last::Close => token == '[' || token.is_ascii_alphabetic(),
@@ -94,6 +101,7 @@ fn first_game_tree(text: &str) -> Result<TreeText, SgfError> {
         };
         if needs {
             out.push(';');
+            *nodes += 1;
         }
     };
     while let Some((i, ch)) = chars.next() {
@@ -116,7 +124,13 @@ fn first_game_tree(text: &str) -> Result<TreeText, SgfError> {
                 last = Last::Close;
             }
             '(' | ')' | ';' | '[' => {
-                node_start(&mut out, &last, ch);
+                node_start(&mut out, &last, ch, &mut nodes);
+                if ch == ';' {
+                    nodes += 1;
+                }
+                if nodes > super::MAX_NODES {
+                    return Err(too_many());
+                }
                 if ch == '(' {
                     open_at = out.len();
                 }
@@ -153,7 +167,10 @@ fn first_game_tree(text: &str) -> Result<TreeText, SgfError> {
                     chars.next();
                 }
                 if rest[end..].trim_start().starts_with('[') {
-                    node_start(&mut out, &last, c);
+                    node_start(&mut out, &last, c, &mut nodes);
+                    if nodes > super::MAX_NODES {
+                        return Err(too_many());
+                    }
                     out.push_str(&rest[i..end]);
                     last = Last::Other;
                 }
@@ -378,6 +395,12 @@ fn read_root(root: &SgfNode<Prop>) -> Result<GameRecord, SgfError> {
         }
         match data.mv {
             Some((color, point, _)) => {
+                if record.moves.len() >= super::MAX_MOVES {
+                    return Err(SgfError::TooLarge {
+                        what: "moves in its main line",
+                        limit: super::MAX_MOVES,
+                    });
+                }
                 let (time, periods) = match color {
                     Color::Black => (data.black_time, data.black_periods),
                     Color::White => (data.white_time, data.white_periods),
@@ -614,5 +637,54 @@ mod tests {
         assert_eq!(clean("\n172\n白胜\n"), Some("172\n白胜".to_string()));
         assert_eq!(clean(" a\r\nb\r"), Some("a\nb".to_string()));
         assert_eq!(clean(" \n "), None);
+    }
+
+    /// A record of `moves` passes, one node each, alternating from Black.
+    fn passes(moves: usize) -> String {
+        let nodes: String = (0..moves)
+            .map(|i| if i % 2 == 0 { ";B[]" } else { ";W[]" })
+            .collect();
+        format!("(;GM[1]FF[4]SZ[19]{nodes})")
+    }
+
+    #[test]
+    fn a_record_larger_than_any_game_is_refused_whole() {
+        // the main line: MAX_MOVES moves are read, one more is too many
+        assert_eq!(
+            read(&passes(super::super::MAX_MOVES)).unwrap().moves.len(),
+            10_000
+        );
+        assert_eq!(
+            read(&passes(super::super::MAX_MOVES + 1)),
+            Err(SgfError::TooLarge {
+                what: "moves in its main line",
+                limit: 10_000
+            })
+        );
+        // nodes, counted before the parser builds its tree, variations and supplied `;`
+        // included
+        let too_many = Err(SgfError::TooLarge {
+            what: "nodes (moves and variations)",
+            limit: 50_000,
+        });
+        assert_eq!(
+            read(&passes(super::super::MAX_NODES)),
+            too_many,
+            "the root is one"
+        );
+        let variations = format!("(;SZ[9]{})", "(;B[aa])".repeat(super::super::MAX_NODES));
+        assert_eq!(read(&variations), too_many);
+        let supplied = format!("(;SZ[9]{})", "(B[aa])".repeat(super::super::MAX_NODES));
+        assert_eq!(read(&supplied), too_many);
+        let unclosed = format!("(;SZ[9]{}", ";B[]".repeat(super::super::MAX_NODES));
+        assert_eq!(read(&unclosed), too_many);
+        // exactly MAX_NODES nodes are read: what stops this one is its main line
+        assert_eq!(
+            read(&passes(super::super::MAX_NODES - 1)),
+            Err(SgfError::TooLarge {
+                what: "moves in its main line",
+                limit: 10_000
+            })
+        );
     }
 }
