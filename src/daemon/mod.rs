@@ -79,9 +79,6 @@ pub enum DaemonError {
         /// Why.
         source: std::io::Error,
     },
-    /// The serial device path does not exist at start-up.
-    #[error("serial device {0} does not exist (is the board plugged in? set --serial PATH or `serial` in the config file)")]
-    NoDevice(PathBuf),
     /// Another service keeps its record in the same data directory.
     #[error("another smartgoban runs on {0} (it holds smartgoban.lock there): stop it, or give this one another --data-dir")]
     DataDirInUse(PathBuf),
@@ -119,16 +116,16 @@ pub struct Daemon {
 }
 
 impl Daemon {
-    /// Starts the daemon: checks the device path, binds the HTTP address (so a busy port is
-    /// an error here, not later), then starts the serial thread, the session task and the
-    /// server.
+    /// Starts the daemon: checks the device path (one that does not exist yet is waited for:
+    /// the state's `link.error` says so), binds the HTTP address (so a busy port is an error
+    /// here, not later), then starts the serial thread, the session task and the server.
     pub async fn start(config: DaemonConfig) -> Result<Daemon, DaemonError> {
-        match std::fs::metadata(&config.serial) {
-            Err(_) => return Err(DaemonError::NoDevice(config.serial.clone())),
-            Ok(meta) if !std::os::unix::fs::FileTypeExt::is_char_device(&meta.file_type()) => {
-                return Err(DaemonError::NotADevice(config.serial.clone()))
+        // A device that is not there yet is waited for (systemd starts the service at boot,
+        // the board may be plugged in later); a path that is something else is a mistake.
+        if let Ok(meta) = std::fs::metadata(&config.serial) {
+            if !std::os::unix::fs::FileTypeExt::is_char_device(&meta.file_type()) {
+                return Err(DaemonError::NotADevice(config.serial.clone()));
             }
-            Ok(_) => {}
         }
         let listener = match config.http {
             Some(addr) => Some(

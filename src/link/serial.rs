@@ -112,7 +112,16 @@ fn port_thread(
         let mut port = match port {
             Ok(p) => p,
             Err(e) => {
-                let msg = format!("cannot open {}: {}", path.display(), e.description);
+                let msg = if std::fs::metadata(path).is_err() {
+                    format!(
+                        "waiting for the board: {} does not exist yet (is the board plugged in? \
+                         the service connects as soon as it appears; else set --serial PATH or \
+                         `serial` in the config file)",
+                        path.display()
+                    )
+                } else {
+                    format!("cannot open {}: {}", path.display(), e.description)
+                };
                 if last_error.as_deref() != Some(msg.as_str()) {
                     last_error = Some(msg.clone());
                     if events.blocking_send(PortEvent::OpenFailed(msg)).is_err() {

@@ -55,23 +55,87 @@ fn unknown_flag_is_rejected() {
     assert!(stderr(&o).contains("loud"));
 }
 
+/// The state, as `GET /api/v1/state` on `port` shows it, if it answers.
+fn state_on(port: u16) -> Option<serde_json::Value> {
+    crate::support::rt().block_on(async {
+        reqwest::get(format!("http://127.0.0.1:{port}/api/v1/state"))
+            .await
+            .ok()?
+            .json()
+            .await
+            .ok()
+    })
+}
+
+/// A port free on the loopback now.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Polls the state on `port` until `is` accepts it (180 s at most); returns it.
+fn wait_state(port: u16, what: &str, is: impl Fn(&serde_json::Value) -> bool) -> serde_json::Value {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(180);
+    loop {
+        if let Some(s) = state_on(port).filter(&is) {
+            return s;
+        }
+        assert!(std::time::Instant::now() < deadline, "never: {what}");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+/// A service started before its board is plugged in (systemd starts it at boot): it serves
+/// its API, says it waits for the board, and connects when the device appears.
 #[test]
-fn serial_path_that_does_not_exist_is_a_clear_error() {
-    let o = smartgoban(&[
-        "run",
-        "--serial",
-        "/dev/does-not-exist-smartgoban",
-        "--http",
-        "127.0.0.1:0",
-        "--data-dir",
-        std::env::temp_dir().to_str().unwrap(),
-    ]);
-    assert!(!o.status.success());
-    let e = stderr(&o);
+fn run_before_the_board_is_plugged_in_serves_and_connects_when_it_appears() {
+    let dir = tempfile::tempdir().unwrap();
+    let link = dir.path().join("board");
+    let port = free_port();
+    let mut run = Command::new(env!("CARGO_BIN_EXE_smartgoban"))
+        .args(["run", "--serial", link.to_str().unwrap(), "--http"])
+        .arg(format!("127.0.0.1:{port}"))
+        .arg("--data-dir")
+        .arg(dir.path().join("data"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let waiting = wait_state(port, "the state says it waits", |s| {
+        s["link"]["error"]
+            .as_str()
+            .is_some_and(|e| e.starts_with("waiting for the board"))
+    });
+    assert_ne!(waiting["link"]["state"], "connected");
     assert!(
-        e.contains("/dev/does-not-exist-smartgoban") && e.contains("does not exist"),
-        "{e}"
+        waiting["link"]["error"]
+            .as_str()
+            .unwrap()
+            .contains(link.to_str().unwrap()),
+        "{waiting}"
     );
+    // the board is plugged in: a virtual one at the same path, playing one stone
+    let script = dir.path().join("one.txt");
+    std::fs::write(&script, "size 19\nat 500 place B Q16\n").unwrap();
+    let mut sim = Command::new(env!("CARGO_BIN_EXE_smartgoban"))
+        .args(["sim", "--link", link.to_str().unwrap(), "--script"])
+        .arg(&script)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let moved = wait_state(port, "the board's move", |s| {
+        s["move_number"].as_u64() == Some(1)
+    });
+    for child in [&mut run, &mut sim] {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    assert_eq!(moved["link"]["state"], "connected", "{moved}");
+    assert_eq!(moved["link"]["error"], serde_json::Value::Null, "{moved}");
 }
 
 #[test]
@@ -700,11 +764,7 @@ fn the_readmes_sim_and_run_lines_play_a_game_with_setup_stones() {
             })
             .collect()
     };
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = free_port();
     let spawn = |args: Vec<String>| {
         Command::new(env!("CARGO_BIN_EXE_smartgoban"))
             .args(args)
@@ -727,27 +787,10 @@ fn the_readmes_sim_and_run_lines_play_a_game_with_setup_stones() {
         smartgoban::rules::GameRecord::from_sgf_bytes(&std::fs::read(&game).unwrap()).unwrap();
     assert!(!record.setup.is_empty(), "a game with setup stones");
     const MOVES: u64 = 8;
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(180);
-    let state = loop {
-        let state: Option<serde_json::Value> = crate::support::rt().block_on(async {
-            reqwest::get(format!("http://127.0.0.1:{port}/api/v1/state"))
-                .await
-                .ok()?
-                .json()
-                .await
-                .ok()
-        });
-        // eight moves, or a game already decided (forfeited: the failure this test is for)
-        if let Some(s) =
-            state.filter(|s| s["move_number"].as_u64() >= Some(MOVES) || !s["result"].is_null())
-        {
-            break Some(s);
-        }
-        if std::time::Instant::now() > deadline {
-            break None;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(200));
-    };
+    // eight moves, or a game already decided (forfeited: the failure this test is for)
+    let state = wait_state(port, "eight moves", |s| {
+        s["move_number"].as_u64() >= Some(MOVES) || !s["result"].is_null()
+    });
     let moves: Option<serde_json::Value> = crate::support::rt().block_on(async {
         reqwest::get(format!("http://127.0.0.1:{port}/api/v1/moves"))
             .await
@@ -760,7 +803,6 @@ fn the_readmes_sim_and_run_lines_play_a_game_with_setup_stones() {
         let _ = child.kill();
         let _ = child.wait();
     }
-    let state = state.expect("eight moves recorded within 180 s");
     assert_eq!(state["result"], serde_json::Value::Null, "{state}");
     assert_eq!(state["violations"], serde_json::json!([]), "{state}");
     assert_eq!(
