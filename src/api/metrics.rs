@@ -60,6 +60,13 @@ pub fn render(shared: &Shared, referee: bool) -> String {
     );
     family(
         &mut out,
+        "link_board_sessions_total",
+        "counter",
+        "Sessions started on the board: every accepted HelloAck, also those answering Hellos repeated while it was silent (PROTOCOL.md §4).",
+        &[("", link.sessions as f64)],
+    );
+    family(
+        &mut out,
         "link_timeouts_total",
         "counter",
         "Links lost because the board fell silent for 1 s.",

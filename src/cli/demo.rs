@@ -202,7 +202,7 @@ pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
         if let Some(r) = report {
             // The service has read the board's last session (after an unplug the counter
             // starts again from 0) up to its last scan.
-            let sessions = daemon.shared().snapshot().link.handshakes;
+            let sessions = daemon.shared().snapshot().link.sessions;
             if sessions >= u64::from(r.sessions) && seen.is_some_and(|s| s >= r.last_scan_counter) {
                 break r;
             }

@@ -104,8 +104,14 @@ pub struct LinkStats {
     pub malformed: u64,
     /// Frames missing according to the sequence numbers.
     pub lost_frames: u64,
-    /// Completed handshakes.
+    /// Completed handshakes: the first connection and every reconnection (the link was down,
+    /// or the board restarted by itself), once each — not the answers to the Hellos repeated
+    /// while one was under way.
     pub handshakes: u64,
+    /// Sessions started on the board: every accepted `HelloAck`, also one answering a Hello
+    /// repeated while the board was silent (each starts a new session there, PROTOCOL.md §4).
+    /// What a board's own count of its sessions is compared with.
+    pub sessions: u64,
     /// Links lost because the board fell silent.
     pub timeouts: u64,
     /// Handshakes refused for a protocol version mismatch.
@@ -547,11 +553,15 @@ impl Connection {
                 // Every accepted HelloAck starts a new session on the board, even one that
                 // answers a repeated Hello: the host restarts too (PROTOCOL.md §4).
                 if ack.accepted {
-                    if unasked && self.is_up() {
+                    let reset = unasked && self.is_up();
+                    if reset {
                         // No Hello of ours asked for it: the board restarted by itself.
                         self.stats.board_resets += 1;
                     }
-                    self.stats.handshakes += 1;
+                    if reset || !self.is_up() {
+                        self.stats.handshakes += 1;
+                    }
+                    self.stats.sessions += 1;
                     let info = LinkInfo {
                         board_size: ack.board_size.get(),
                         firmware_version: ack.firmware_version,
@@ -679,6 +689,13 @@ impl Connection {
     /// How long a session may go without a scan before the board counts as restarted, ms:
     /// the link timeout, or two scan periods for a board slower than 2 scans/s; `None` for a
     /// board that announced no scans.
+    /// Whether a frame came well after the last scan (half a ping interval): the board
+    /// answers without scanning. A frame just after it — an acknowledgement sent as the link
+    /// fell silent — is no answer.
+    fn answered_since_last_scan(&self) -> bool {
+        self.last_rx_ms >= self.last_scan_ms + self.config.ping_after_ms / 2
+    }
+
     fn scan_timeout_ms(&self) -> Option<u64> {
         let rate = u64::from(self.info?.scan_rate_hz);
         (rate > 0).then(|| self.config.timeout_ms.max(2000 / rate))
@@ -1102,7 +1119,9 @@ impl Connection {
                 if silent >= self.config.timeout_ms {
                     self.stats.timeouts += 1;
                     self.lose(format!("no frame from the board for {silent} ms"), now_ms);
-                } else if self.scan_timeout_ms().is_some_and(|t| no_scan >= t) {
+                } else if self.scan_timeout_ms().is_some_and(|t| no_scan >= t)
+                    && self.answered_since_last_scan()
+                {
                     // It answers (Pongs) but streams nothing: a board that restarted and
                     // waits for a Hello (PROTOCOL.md §4). Its answers must not keep the
                     // session alive.
@@ -1137,8 +1156,11 @@ impl Connection {
             State::Up { version } => {
                 let lost = self.last_rx_ms + self.config.timeout_ms;
                 let ping = self.last_tx_ms + self.config.ping_after_ms;
+                // (only once the board answered since its scans stopped: else the silence
+                // timer is the one that runs)
                 let no_scan = self
                     .scan_timeout_ms()
+                    .filter(|_| self.answered_since_last_scan())
                     .map_or(u64::MAX, |t| self.last_scan_ms + t);
                 // A frame of another size than the board's is never sent: no timer for it
                 // (it would be due at once, forever: a busy loop).
@@ -1730,7 +1752,9 @@ mod tests {
             [LinkEvent::Up(_), LinkEvent::Scan(_)]
         ));
         assert_eq!(c.stats().board_resets, 1);
-        assert_eq!(c.stats().handshakes, 3);
+        // the first connection and the board's restart; three sessions on the board
+        assert_eq!(c.stats().handshakes, 2);
+        assert_eq!(c.stats().sessions, 3);
     }
 
     #[test]
@@ -1758,5 +1782,75 @@ mod tests {
         c.handle_bytes(&frame_bytes(5, scan(7)), 5);
         assert_eq!(c.stats().board_resets, 0);
         assert_eq!(events(&mut c).len(), 4);
+    }
+
+    /// A board that falls silent just after its last scan has answered something (an LED
+    /// acknowledgement, a Pong): the link is lost as a silence, not as a restart of the board.
+    #[test]
+    fn a_silence_just_after_an_answer_is_a_timeout_not_a_board_reset() {
+        for answer_after in [0u64, 10, 100, 240] {
+            let mut c = up(V2);
+            let mut seq = 1;
+            let mut t = 1;
+            while t <= 400 {
+                c.handle_bytes(&frame_bytes(seq, scan(seq.into())), t);
+                seq += 1;
+                t += 20;
+            }
+            let last_scan = t - 20;
+            c.handle_bytes(&frame_bytes(seq, pong(7)), last_scan + answer_after);
+            events(&mut c);
+            let mut lost_at = None;
+            let mut now = last_scan;
+            while now < 3_000 {
+                // the shell wakes when the connection asks (never in a busy loop)
+                let next = c.poll_timeout().unwrap();
+                assert!(
+                    next > now || lost_at.is_none() && next >= now,
+                    "{next} {now}"
+                );
+                now = next.max(now + 1);
+                c.handle_timeout(now);
+                if events(&mut c)
+                    .iter()
+                    .any(|e| matches!(e, LinkEvent::Down { .. }))
+                {
+                    lost_at = Some(now);
+                    break;
+                }
+            }
+            assert_eq!(
+                lost_at,
+                Some(last_scan + answer_after + 1000),
+                "{answer_after}"
+            );
+            assert_eq!(c.stats().timeouts, 1, "{answer_after}");
+            assert_eq!(c.stats().board_resets, 0, "{answer_after}");
+        }
+    }
+
+    /// After a silence the host repeats its Hello until the board answers; a board that held
+    /// them all answers each: one reconnection (a handshake), a session per answer.
+    #[test]
+    fn one_reconnection_answering_repeated_hellos_is_one_handshake() {
+        let mut c = Connection::new(LinkConfig::default());
+        c.on_open(0);
+        for k in 1..6u64 {
+            c.handle_timeout(k * 500);
+        }
+        let hellos = sent(&mut c)
+            .iter()
+            .filter(|m| matches!(m, Message::Hello(_)))
+            .count();
+        assert_eq!(hellos, 6);
+        for k in 0..6u8 {
+            c.handle_bytes(
+                &frame_bytes(k, ack(PROTOCOL_VERSION, true)),
+                3_000 + u64::from(k),
+            );
+        }
+        assert_eq!(c.stats().handshakes, 1);
+        assert_eq!(c.stats().sessions, 6);
+        assert_eq!(c.stats().board_resets, 0);
     }
 }
