@@ -28,13 +28,6 @@ pub fn render(shared: &Shared, referee: bool) -> String {
     );
     family(
         &mut out,
-        "scans_per_second",
-        "gauge",
-        "Scans taken in per second over the last second.",
-        &[("", snap.scans_per_second)],
-    );
-    family(
-        &mut out,
         "serial_errors_total",
         "counter",
         "Bad frames and lost frames on the serial link, by kind.",
@@ -145,26 +138,27 @@ pub fn render(shared: &Shared, referee: bool) -> String {
             ("{kind=\"transient\"}", session.stabiliser.transients as f64),
         ],
     );
-    let _ = writeln!(out, "# HELP smartgoban_settle_latency_ms Board time from a point's first change to the board settled, ms.");
-    let _ = writeln!(out, "# TYPE smartgoban_settle_latency_ms histogram");
+    // Durations in seconds, as Prometheus names them (the buckets are kept in ms).
+    let _ = writeln!(out, "# HELP smartgoban_settle_latency_seconds Board time from a point's first change to the board settled, seconds.");
+    let _ = writeln!(out, "# TYPE smartgoban_settle_latency_seconds histogram");
     for (bound, count) in SETTLE_BUCKETS_MS
         .iter()
-        .map(|b| b.to_string())
+        .map(|&b| (b as f64 / 1000.0).to_string())
         .chain(["+Inf".to_string()])
         .zip(session.settle_buckets)
     {
         let _ = writeln!(
             out,
-            "smartgoban_settle_latency_ms_bucket{{le=\"{bound}\"}} {count}"
+            "smartgoban_settle_latency_seconds_bucket{{le=\"{bound}\"}} {count}"
         );
     }
     let count = session.settle_buckets.last().copied().unwrap_or(0);
     let _ = writeln!(
         out,
-        "smartgoban_settle_latency_ms_sum {}",
-        session.settle_ms_sum
+        "smartgoban_settle_latency_seconds_sum {}",
+        session.settle_ms_sum as f64 / 1000.0
     );
-    let _ = writeln!(out, "smartgoban_settle_latency_ms_count {count}");
+    let _ = writeln!(out, "smartgoban_settle_latency_seconds_count {count}");
     family(
         &mut out,
         "events_total",

@@ -159,7 +159,6 @@ mod tests {
             storage_error: None,
             leds: None,
             last_seq: seq,
-            scans_per_second: 0.0,
         })
     }
 

@@ -240,7 +240,6 @@ impl Daemon {
             last_record_write: None,
             devices: ClockDevices::start(config.clock_hardware),
             leds: config.leds.map(leds::Leds::new),
-            scan_rate: (Instant::now(), 0, 0.0),
             finished: None,
             finished_in_store: None,
         };
@@ -350,7 +349,6 @@ fn snapshot_of(session: &Session, link_error: Option<String>, connection: &Conne
         storage_error: None,
         leds: None,
         last_seq: 0,
-        scans_per_second: 0.0,
     }
 }
 
@@ -381,8 +379,6 @@ struct SessionTask {
     last_record_write: Option<Instant>,
     devices: ClockDevices,
     leds: Option<leds::Leds>,
-    /// When the scan rate was last measured, the scans then, and the rate (scans/s).
-    scan_rate: (Instant, u64, f64),
     /// The id under which the game in progress is kept once finished, and the record length
     /// and result last kept.
     finished: Option<(String, usize, Option<String>)>,
@@ -698,14 +694,6 @@ impl SessionTask {
             .as_ref()
             .and_then(|l| l.snapshot(&self.connection));
         snap.last_seq = self.shared.log.last_seq();
-        let scans = self.session.stats().scans;
-        let (at, before, _) = self.scan_rate;
-        let elapsed = at.elapsed().as_secs_f64();
-        if elapsed >= 1.0 {
-            let rate = scans.saturating_sub(before) as f64 / elapsed;
-            self.scan_rate = (Instant::now(), scans, rate);
-        }
-        snap.scans_per_second = self.scan_rate.2;
         let snap = Arc::new(snap);
         let now = Instant::now();
         self.shared.delay.record(now, &snap);

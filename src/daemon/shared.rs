@@ -32,8 +32,6 @@ pub struct Snapshot {
     /// The `seq` of the last event this snapshot includes (0: none): a feed that starts from
     /// this snapshot goes on with the events after it.
     pub last_seq: u64,
-    /// Scans taken in per second over the last second or so.
-    pub scans_per_second: f64,
 }
 
 /// Counters of the live feeds (`GET /metrics`).
