@@ -164,8 +164,6 @@ impl Daemon {
                 let mut session = r.session;
                 if config.recovery.charge_downtime {
                     base_ms += down;
-                } else {
-                    session.time_down_off_clock(down);
                 }
                 history = r.history;
                 // Time runs to now before anything is served: the first state already shows

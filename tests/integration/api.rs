@@ -27,9 +27,9 @@ async fn read_sse_until(resp: reqwest::Response, done: impl Fn(&[Msg]) -> bool) 
     let mut buf = String::new();
     let mut out: Vec<Msg> = Vec::new();
     while !done(&out) {
-        let chunk = tokio::time::timeout(Duration::from_secs(10), stream.next())
+        let chunk = tokio::time::timeout(Duration::from_secs(60), stream.next())
             .await
-            .expect("SSE message within 10 s")
+            .expect("SSE message within 60 s")
             .expect("stream open")
             .expect("chunk");
         buf.push_str(std::str::from_utf8(&chunk).unwrap());
@@ -152,8 +152,17 @@ fn event_feed_resumes_after_a_disconnect_with_the_same_ids() {
         let ids: Vec<u64> = first.iter().map(|m| m.id).collect();
         assert_eq!(ids, (1..=12).collect::<Vec<_>>());
         assert_eq!(first[0].data["kind"], "game");
-        // disconnected (dropped); the game goes on; reconnect with Last-Event-ID
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        // disconnected (dropped); the game goes on (wait until the log has events the
+        // client missed); reconnect with Last-Event-ID
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while rig.events().len() < 20 {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the game never went on while the client was away: {} events",
+                rig.events().len()
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
         let resumed = read_sse(
             client
                 .get(rig.url("/api/v1/events"))

@@ -251,12 +251,31 @@ fn the_faces_lose_their_link_for_3_s_around_a_move_and_catch_up() {
             hw,
         )
         .await;
-        tokio::time::sleep(std::time::Duration::from_millis(2_500)).await;
+        // Once move 2 is recorded (W C3, pressed at 2 s) the faces lose their link for 3 s:
+        // around the moves and presses of 3 to 5 s.
+        wait_for(&rig, "move 2", |s| s.move_number >= 2).await;
         black.drop_link(std::time::Duration::from_secs(3));
         white.drop_link(std::time::Duration::from_secs(3));
         rig.wait_done().await;
-        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-        let snap = rig.daemon.shared().snapshot();
+        // The faces catch up once their link is back: wait until both show the clocks of the
+        // live state (read together, so a tick between them is no failure).
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        let snap = loop {
+            let snap = rig.daemon.shared().snapshot();
+            let clock = snap.state.clock.clone().unwrap();
+            if white.frames().last() == Some(&FaceFrame::of(&clock.white))
+                && black.frames().last() == Some(&FaceFrame::of(&clock.black))
+            {
+                break snap;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the faces never showed the clocks again: black {:?}, white {:?}, clock {clock:?}",
+                black.frames().last(),
+                white.frames().last()
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        };
         let rec = smartgoban::rules::GameRecord::from_sgf_str(&snap.sgf).unwrap();
         assert_eq!(rec.moves.len(), 5);
         assert!(
@@ -266,9 +285,6 @@ fn the_faces_lose_their_link_for_3_s_around_a_move_and_catch_up() {
         );
         // the faces failed meanwhile, then show the clocks again
         assert!(black.failed_writes() > 0 && white.failed_writes() > 0);
-        let clock = snap.state.clock.clone().unwrap();
-        assert_eq!(white.frames().last(), Some(&FaceFrame::of(&clock.white)));
-        assert_eq!(black.frames().last(), Some(&FaceFrame::of(&clock.black)));
         assert!(black.frames().len() >= 2, "black's face counted down");
         rig.stop().await;
     });
@@ -334,12 +350,29 @@ fn a_button_on_the_pi_switches_the_clock_and_the_calls_are_spoken() {
             hw,
         )
         .await;
-        tokio::time::sleep(std::time::Duration::from_millis(700)).await;
+        // Black presses once the service sees its stone on the board.
+        wait_for(&rig, "B E5 on the board", |s| {
+            s.sensed
+                .as_ref()
+                .is_some_and(|rows| rows[4].chars().nth(4) == Some('X'))
+        })
+        .await;
         assert!(buttons
             .lock()
             .unwrap()
             .press(ClockButton::Player(smartgoban::rules::Color::Black)));
         rig.wait_done().await;
+        // The calls and the flag come with White's time (7 s after the press), which a late
+        // press may put after the board's last scripted scan: wait for the flag and the calls.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while of_kind(&rig.events(), "result").is_empty() || voice.said().len() < 5 {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "White's flag never fell: calls {:?}",
+                calls(&rig.events())
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
         let events = rig.events();
         let snap = rig.stop().await;
         let rec = smartgoban::rules::GameRecord::from_sgf_str(&snap.sgf).unwrap();
@@ -360,9 +393,9 @@ fn a_button_on_the_pi_switches_the_clock_and_the_calls_are_spoken() {
     });
 }
 
-/// Waits (up to 20 s) until the service's state satisfies `f`.
+/// Waits (up to 60 s) until the service's state satisfies `f`.
 async fn wait_for(rig: &Rig, what: &str, f: impl Fn(&smartgoban::session::StateView) -> bool) {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     while !f(&rig.daemon.shared().snapshot().state) {
         assert!(
             std::time::Instant::now() < deadline,
@@ -460,6 +493,7 @@ fn canadian_pause_through_the_stack_a_stone_while_paused_counts_once_accepted() 
         })
         .await;
         rig.daemon.command(Command::Pause).await.unwrap();
+        let paused_at = rig.device.board_ms();
         let paused = rig.daemon.shared().snapshot().state.clock.clone().unwrap();
         assert_eq!(paused.black.periods, 4);
         // the stone goes down during the pause, and the pause lasts past Black's block
@@ -469,7 +503,23 @@ fn canadian_pause_through_the_stack_a_stone_while_paused_counts_once_accepted() 
                 .is_some_and(|rows| rows[8].chars().nth(6) == Some('X'))
         })
         .await;
-        tokio::time::sleep(std::time::Duration::from_millis(1_700)).await;
+        // Game time is the board's: the pause has lasted past Black's block once the service
+        // has taken in a scan from 5 s of board time after the block would have run out.
+        let past_block = paused_at + paused.black.main_ms + paused.black.period_ms + 5_000;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while rig.device.board_ms() < past_block {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the board never reached {past_block} ms (at {} ms)",
+                rig.device.board_ms()
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        let scan = rig.device.scan_counter();
+        wait_for(&rig, "the scans past Black's block taken in", |s| {
+            s.link.last_scan_counter.is_some_and(|c| c >= scan)
+        })
+        .await;
         let still = rig.daemon.shared().snapshot().state.clone();
         assert_eq!(still.move_number, 12);
         assert!(still.game.result.is_none(), "no flag fall during the pause");

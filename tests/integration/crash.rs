@@ -85,6 +85,16 @@ fn play(outage: Outage) -> Run {
         source_record.info.komi.unwrap_or(6.5),
         "main=10m jp=3x30s",
     );
+    // The API on a port of its own, to ask the service what it has taken in.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let text = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace("127.0.0.1:0", &format!("127.0.0.1:{port}"));
+    std::fs::write(&config, text).unwrap();
     let source = Source::Record(source_record.clone());
     let params = NoiseModel::Blitz.params();
     let options = PlayerOptions {
@@ -139,16 +149,35 @@ fn play(outage: Outage) -> Run {
             service = start_service(&config, 1);
         }
     }
-    device
+    let report = device
         .wait_done(Duration::from_secs(600))
         .expect("the board played the game out");
-    let moves = source_record.moves.len();
+    // The service has taken in the board's last scan: everything the game does (the last
+    // press judged, the last reading) has happened in it. The board counts its scans again in
+    // each session; the outages end long before the game, so an earlier session never counts
+    // as far as the last one.
+    assert!(
+        report.last_scan_counter > (OUTAGE_AT_MS / 20) as u32,
+        "{outage:?}: the board's last session is shorter than its first: {report:?}"
+    );
     let deadline = Instant::now() + Duration::from_secs(60);
-    while Instant::now() < deadline {
-        let text = std::fs::read_to_string(data.join("current.sgf")).unwrap_or_default();
-        if GameRecord::from_sgf_str(&text).is_ok_and(|r| r.moves.len() >= moves) {
+    loop {
+        let state = live_state(port);
+        let seen = state
+            .as_ref()
+            .and_then(|s| s["link"]["last_scan_counter"].as_u64());
+        let connected = state
+            .as_ref()
+            .is_some_and(|s| s["link"]["state"] == "connected");
+        if connected && seen.is_some_and(|c| c >= u64::from(report.last_scan_counter)) {
             break;
         }
+        assert!(
+            Instant::now() < deadline,
+            "{outage:?}: the service never took in the board's last scan {} (at {seen:?}, \
+             connected: {connected})",
+            report.last_scan_counter
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
     // SIGTERM: the service writes everything before it exits
@@ -179,6 +208,22 @@ fn play(outage: Outage) -> Run {
         events,
         gaps_filled: gaps_filled(dir.path()),
     }
+}
+
+/// `GET /api/v1/state` of the service on `port`, if it answers.
+fn live_state(port: u16) -> Option<serde_json::Value> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        reqwest::get(format!("http://127.0.0.1:{port}/api/v1/state"))
+            .await
+            .ok()?
+            .json()
+            .await
+            .ok()
+    })
 }
 
 /// Plays the uninterrupted run and `outages`, `parallel` at a time (each a board and a

@@ -24,7 +24,7 @@ fn a_game_the_referee_ends_is_listed_and_served() {
             .act("/api/v1/result", serde_json::json!({"decision": "black"}))
             .await;
         assert_eq!(resp_status, 200, "{resp_text}");
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
         let list = loop {
             let list: Value = rig.get_json("/api/v1/games", true).await;
             if list.as_array().is_some_and(|l| !l.is_empty()) {
@@ -52,7 +52,23 @@ fn a_game_the_referee_ends_is_listed_and_served() {
         assert_eq!(hidden.status().as_u16(), 404);
         rig.act("/api/v1/broadcast", serde_json::json!({"delay_s": 0}))
             .await;
-        tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+        let id = list[0]["id"].as_str().unwrap();
+        // Without the delay the public sees the end: wait until it is served the record.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        let resp = loop {
+            let resp = reqwest::get(rig.url(&format!("/api/v1/games/{id}.sgf")))
+                .await
+                .unwrap();
+            if resp.status().as_u16() == 200 {
+                break resp;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the public is never served the finished game once the delay is 0: {}",
+                resp.status()
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        };
         // A warning after the end is refused.
         let (late_status, late_text) = rig
             .act(
@@ -66,11 +82,6 @@ fn a_game_the_referee_ends_is_listed_and_served() {
             list[0]["result"].as_str().unwrap().starts_with("B+"),
             "{list}"
         );
-        let id = list[0]["id"].as_str().unwrap();
-        let resp = reqwest::get(rig.url(&format!("/api/v1/games/{id}.sgf")))
-            .await
-            .unwrap();
-        assert_eq!(resp.status().as_u16(), 200);
         let sgf = resp.text().await.unwrap();
         assert!(sgf.contains("RE[B+") && sgf.contains(";B[ee]"), "{sgf}");
         for missing in ["/api/v1/games/nope.sgf", &format!("/api/v1/games/{id}")] {

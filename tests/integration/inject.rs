@@ -42,7 +42,7 @@ async fn run_one(path: PathBuf, index: u64) -> Outcome {
     let gtp = |p: &Point| p.to_gtp(size);
     let dir = tempfile::tempdir().unwrap();
     let link = dir.path().join("board");
-    let device = sim::spawn(
+    let mut device = sim::spawn(
         actions,
         DeviceConfig {
             board_size: size,
@@ -68,18 +68,12 @@ async fn run_one(path: PathBuf, index: u64) -> Outcome {
     })
     .await
     .unwrap();
-    let report = loop {
-        if let Some(r) = device.try_done() {
-            break r;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
-    };
-    while daemon
-        .shared()
-        .last_scan_counter()
-        .is_none_or(|c| c < report.last_scan_counter)
-    {
-        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    let lent = &mut device;
+    let board = move || (lent.try_done(), lent.scan_counter());
+    if let Err(e) = crate::support::wait_played_out(board, daemon.shared()).await {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let _ = daemon.shutdown().await;
+        return (kind, Some(Err(format!("{name} (seed {index}): {e}"))));
     }
     let events: Vec<serde_json::Value> = daemon
         .shared()

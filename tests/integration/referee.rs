@@ -194,10 +194,18 @@ fn after_a_resignation_gesture_and_the_referee_result_nothing_counts() {
             Speed::Factor(4.0),
         )
         .await;
-        // wait until the gesture has been seen (the board differs from the record)
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while rig.daemon.shared().snapshot().state.guidance.is_none() {
-            assert!(std::time::Instant::now() < deadline);
+        // wait until the gesture has been seen (after the three moves, the board differs
+        // from the record)
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        loop {
+            let state = rig.daemon.shared().snapshot().state.clone();
+            if state.move_number == 3 && state.guidance.is_some() {
+                break;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the resignation gesture was never seen: {state:?}"
+            );
             tokio::time::sleep(std::time::Duration::from_millis(20)).await;
         }
         rig.daemon

@@ -404,27 +404,12 @@ impl Rig {
         format!("http://{}{path}", self.daemon.http_addr().unwrap())
     }
 
-    /// Waits until the board has played everything out and the service has taken it in.
+    /// Waits until the board has played everything out and the service has taken it in: see
+    /// [`wait_played_out`].
     pub async fn wait_done(&self) {
-        let report = loop {
-            if let Some(r) = self.device.try_done() {
-                break r;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
-        };
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-        while self
-            .daemon
-            .shared()
-            .last_scan_counter()
-            .is_none_or(|c| c < report.last_scan_counter)
-            || self.daemon.shared().snapshot().link.handshakes < u64::from(report.sessions)
-        {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "service did not catch up"
-            );
-            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        let board = || (self.device.try_done(), self.device.scan_counter());
+        if let Err(e) = wait_played_out(board, self.daemon.shared()).await {
+            panic!("{e}");
         }
     }
 
@@ -444,6 +429,62 @@ impl Rig {
         let snapshot = self.daemon.shutdown().await.unwrap();
         self.device.stop().unwrap();
         snapshot
+    }
+}
+
+/// How long the virtual board may go without sending a scan, or the service without taking one
+/// in, before a wait for them gives up: generous, for a loaded machine.
+pub const STALL: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Waits until `device` has played its timeline out and the service of `shared` has taken in
+/// the timeline's last scan in the board's last session. That is the end of everything the
+/// board's scans cause: the service publishes the counter of the last scan it took in only
+/// with the snapshot and the events that scan caused (`Shared::last_scan_counter`), so the
+/// counter and the board sessions are read from one snapshot (a board counts its scans again from
+/// 0 in each session). Gives up with `Err` when the board or the service makes no progress
+/// for [`STALL`]. `board` asks the virtual board for its report (`try_done`) and its scan
+/// counter (a closure, so that a caller that must be `Send` can lend the board mutably).
+pub async fn wait_played_out(
+    mut board: impl FnMut() -> (Option<smartgoban::sim::SimReport>, u32),
+    shared: &smartgoban::daemon::Shared,
+) -> Result<smartgoban::sim::SimReport, String> {
+    use std::time::{Duration, Instant};
+    let mut progress = (board().1, Instant::now());
+    let report = loop {
+        let (done, counter) = board();
+        if let Some(r) = done {
+            break r;
+        }
+        if counter != progress.0 {
+            progress = (counter, Instant::now());
+        } else if progress.1.elapsed() > STALL {
+            return Err(format!(
+                "the virtual board never played its timeline out: no scan for {STALL:?} \
+                 (last scan counter {counter})"
+            ));
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    };
+    let mut progress = (None, Instant::now());
+    loop {
+        let snap = shared.snapshot();
+        let seen = snap.state.link.last_scan_counter;
+        if snap.link.sessions >= u64::from(report.sessions)
+            && seen.is_some_and(|c| c >= report.last_scan_counter)
+        {
+            return Ok(report);
+        }
+        let at = (snap.link.sessions, seen);
+        if progress.0 != Some(at) {
+            progress = (Some(at), Instant::now());
+        } else if progress.1.elapsed() > STALL {
+            return Err(format!(
+                "the service never took in the board's last scan: {} of the board's {} \
+                 sessions, last scan {seen:?} of {} (no progress for {STALL:?})",
+                snap.link.sessions, report.sessions, report.last_scan_counter
+            ));
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
     }
 }
 
