@@ -3,7 +3,7 @@
 
 use std::process::{Command, Output};
 
-use crate::support::{corpus_files, root};
+use crate::support::{corpus_files, free_port, root, state_on};
 
 fn smartgoban(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_smartgoban"))
@@ -53,27 +53,6 @@ fn unknown_flag_is_rejected() {
     let o = smartgoban(&["demo", "--noise", "loud"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("loud"));
-}
-
-/// The state, as `GET /api/v1/state` on `port` shows it, if it answers.
-fn state_on(port: u16) -> Option<serde_json::Value> {
-    crate::support::rt().block_on(async {
-        reqwest::get(format!("http://127.0.0.1:{port}/api/v1/state"))
-            .await
-            .ok()?
-            .json()
-            .await
-            .ok()
-    })
-}
-
-/// A port free on the loopback now.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// Polls the state on `port` until `is` accepts it (180 s at most); returns it.

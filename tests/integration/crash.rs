@@ -162,7 +162,7 @@ fn play(outage: Outage) -> Run {
     );
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        let state = live_state(port);
+        let state = crate::support::state_on(port);
         let seen = state
             .as_ref()
             .and_then(|s| s["link"]["last_scan_counter"].as_u64());
@@ -208,22 +208,6 @@ fn play(outage: Outage) -> Run {
         events,
         gaps_filled: gaps_filled(dir.path()),
     }
-}
-
-/// `GET /api/v1/state` of the service on `port`, if it answers.
-fn live_state(port: u16) -> Option<serde_json::Value> {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
-        reqwest::get(format!("http://127.0.0.1:{port}/api/v1/state"))
-            .await
-            .ok()?
-            .json()
-            .await
-            .ok()
-    })
 }
 
 /// Plays the uninterrupted run and `outages`, `parallel` at a time (each a board and a

@@ -619,3 +619,25 @@ impl StoreView {
             .map_or(0, |n| n as usize)
     }
 }
+
+/// The state, as `GET /api/v1/state` of the service on `port` shows it, if it answers
+/// (from outside any runtime).
+pub fn state_on(port: u16) -> Option<serde_json::Value> {
+    rt().block_on(async {
+        reqwest::get(format!("http://127.0.0.1:{port}/api/v1/state"))
+            .await
+            .ok()?
+            .json()
+            .await
+            .ok()
+    })
+}
+
+/// A port free on the loopback now.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
