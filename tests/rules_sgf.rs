@@ -3,6 +3,7 @@
 //! it exists).
 
 use proptest::prelude::*;
+use smartgoban::rules::sgf::{MAX_MOVES, MAX_NODES};
 use smartgoban::rules::{Color, GameInfo, GameRecord, Point, RecordedMove, SgfError};
 use std::path::{Path, PathBuf};
 
@@ -191,8 +192,8 @@ fn written_sgf_has_the_agreed_shape() {
 #[test]
 fn long_and_malformed_files_do_not_exhaust_the_stack() {
     // A game tree is a chain of nodes; nothing may recurse once per node (test threads have
-    // small stacks).
-    let n = 50_000;
+    // small stacks). The longest record read is MAX_MOVES moves long.
+    let n = MAX_MOVES / 2;
     let moves = ";B[];W[]".repeat(n);
     let long = read(&format!("(;SZ[9]{moves})"));
     assert_eq!(long.moves.len(), 2 * n);
@@ -205,10 +206,19 @@ fn long_and_malformed_files_do_not_exhaust_the_stack() {
     let e = err(&format!("(;SZ[9]{moves}"));
     assert!(e.to_string().contains("not closed"), "{e}");
     // A variation that starts without `;` becomes a node, as SGFC repairs it.
+    let fewer = ";B[];W[]".repeat(n - 1);
     assert_eq!(
-        read(&format!("(;SZ[9]{moves}(B[aa]))")).moves.len(),
-        2 * n + 1
+        read(&format!("(;SZ[9]{fewer}(B[aa]))")).moves.len(),
+        2 * (n - 1) + 1
     );
+    // Variations nested as deep as the node limit allows: read (the main line is the first
+    // child each time), or refused as too large, never a stack overflow.
+    let deep = MAX_NODES - 2;
+    let nested = format!("(;SZ[9]{}{})", "(;B[]".repeat(deep), ")".repeat(deep));
+    match GameRecord::from_sgf_str(&nested) {
+        Ok(r) => assert_eq!(r.moves.len(), deep.min(MAX_MOVES)),
+        Err(e) => assert!(matches!(e, SgfError::TooLarge { .. }), "{e}"),
+    }
 }
 
 fn tricky() -> GameRecord {
