@@ -16,9 +16,10 @@
 //! time_up = "loss"                                          # R22.5 at a flag fall: "loss",
 //!                                                           # "pass" (a pass with a warning) or
 //!                                                           # "referee" (the referee rules)
-//! charge_downtime = false                                   # after a crash, the time the
-//!                                                           # service was down is on no one's
-//!                                                           # clock (true: the running side's)
+//! charge_downtime = false                                   # after a crash with no board
+//!                                                           # history, the time down is on no
+//!                                                           # one's clock (true: the running
+//!                                                           # side's)
 //!
 //! [game]                                                    # the game to start with
 //! size = 19

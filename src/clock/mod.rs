@@ -97,15 +97,7 @@ pub struct Clock {
     last_press: Option<(Color, u64)>,
     history: Vec<PressRecord>,
     events: VecDeque<ClockEvent>,
-    /// Stretches of time on no one's clock, `[from, to)` ms, oldest first, at most
-    /// [`OFF_CLOCK_KEPT`] ([`Clock::off_clock`]).
-    #[serde(default)]
-    off_clock: VecDeque<(u64, u64)>,
 }
-
-/// How many stretches off the clock are kept (one per restart of the service; a takeback
-/// reaching back across more restarts than this is not a case of this world).
-pub const OFF_CLOCK_KEPT: usize = 256;
 
 fn idx(c: Color) -> usize {
     match c {
@@ -134,46 +126,7 @@ impl Clock {
             last_press: None,
             history: Vec::new(),
             events: VecDeque::new(),
-            off_clock: VecDeque::new(),
         }
-    }
-
-    /// The time from `from_ms` to `to_ms` (ms, clock time) is on no one's clock: the service
-    /// was down then and the event's rules do not charge it (`charge_downtime = false`), yet
-    /// the board's history replays what the players did meanwhile, with its times. Thinking
-    /// is measured without it from then on; presses in it switch the clock as usual, and
-    /// cost nothing of it. An empty or reversed stretch changes nothing.
-    pub fn off_clock(&mut self, from_ms: u64, to_ms: u64) {
-        if to_ms <= from_ms {
-            return;
-        }
-        self.off_clock.push_back((from_ms, to_ms));
-        while self.off_clock.len() > OFF_CLOCK_KEPT {
-            self.off_clock.pop_front();
-        }
-    }
-
-    /// Clock time from `from_ms` to `to_ms`, ms, less the stretches off the clock in it
-    /// (0 if `to_ms` is not after `from_ms`).
-    fn span_ms(&self, from_ms: u64, to_ms: u64) -> u64 {
-        let off: u64 = self
-            .off_clock
-            .iter()
-            .map(|&(a, b)| b.min(to_ms).saturating_sub(a.max(from_ms)))
-            .sum();
-        to_ms.saturating_sub(from_ms).saturating_sub(off)
-    }
-
-    /// The clock time at which `thinking_ms` more thinking from `now_ms` is reached, past
-    /// the stretches off the clock that lie ahead.
-    fn after_thinking(&self, now_ms: u64, thinking_ms: u64) -> u64 {
-        let mut at = now_ms.saturating_add(thinking_ms);
-        for &(a, b) in &self.off_clock {
-            if b > now_ms && a < at {
-                at = at.saturating_add(b - a.max(now_ms));
-            }
-        }
-        at
     }
 
     /// The time control.
@@ -231,7 +184,7 @@ impl Clock {
     pub fn thought_ms(&self, now_ms: u64) -> u64 {
         match self.running {
             Some(_) if !self.paused && !self.stopped => {
-                self.banked_ms + self.span_ms(self.segment_start_ms, now_ms)
+                self.banked_ms + now_ms.saturating_sub(self.segment_start_ms)
             }
             _ => self.banked_ms,
         }
@@ -262,12 +215,7 @@ impl Clock {
         let thought = thought_now.min(until_flag);
         for mut call in calls::calls_between(&self.system, &side, self.spoken_to_ms, thought) {
             // from thinking time to clock time
-            call.at_ms = self
-                .after_thinking(
-                    self.segment_start_ms,
-                    call.at_ms - self.banked_ms.min(call.at_ms),
-                )
-                .min(now_ms);
+            call.at_ms = now_ms.saturating_sub(thought_now - call.at_ms);
             self.events.push_back(ClockEvent::Call { color, call });
         }
         self.spoken_to_ms = self.spoken_to_ms.max(thought);
@@ -297,7 +245,7 @@ impl Clock {
         let next = calls::calls_between(&self.system, side, self.spoken_to_ms, horizon)
             .first()
             .map_or(horizon, |c| c.at_ms);
-        Some(self.after_thinking(now_ms, next.saturating_sub(thought)))
+        Some(now_ms + next.saturating_sub(thought))
     }
 
     /// `color` presses its button at `now_ms`, committing move `move_number` (moves and passes
@@ -431,7 +379,7 @@ impl Clock {
         self.expired = [false; 2];
         self.begin_turn(rec.color, now_ms);
         self.paused = paused;
-        self.banked_ms = rec.thought_ms + self.span_ms(rec.at_ms, now_ms);
+        self.banked_ms = rec.thought_ms + now_ms.saturating_sub(rec.at_ms);
         self.spoken_to_ms = self.banked_ms;
         self.events.push_back(ClockEvent::Changed);
         self.tick(now_ms);

@@ -63,8 +63,10 @@ pub struct Recovery {
     /// one in progress is kept as `replaced` (`demo`, whose virtual board starts afresh).
     pub resume: bool,
     /// Charge the time the service was down to the player whose clock was running (the wall
-    /// clock from the last checkpoint to the restart). Off by default: the players could not
-    /// see the clock while it was down.
+    /// clock from the last checkpoint to the restart) when the board has no history of it to
+    /// replay (protocol version 2, a board that restarted). Off by default: the players could
+    /// not see the clock while it was down. A history, when it comes, replays the outage as
+    /// if the service had been up, whatever this says (README "Recovery").
     pub charge_downtime: bool,
 }
 
@@ -158,7 +160,8 @@ impl Daemon {
         let session = match resumed {
             Some(r) => {
                 // The session's time goes on from its checkpoint: the time the service was
-                // down is not on anyone's clock unless configured.
+                // down is not on anyone's clock unless configured — until the board's
+                // history, if it has one, replays the outage in its own time.
                 base_ms = r.session.now_ms();
                 let down = (crate::store::unix_now_ms() - r.checkpoint_unix_ms).max(0) as u64;
                 let mut session = r.session;

@@ -34,10 +34,6 @@ pub(super) struct Outage {
     pub(super) base: Session,
     /// The referee's and the Pi's inputs since, each with the session's board time, ms.
     pub(super) inputs: Vec<(u64, HostInput)>,
-    /// The time the service was down, `[from, to)` in the session's board time, ms, when it
-    /// is on no one's clock ([`Session::time_down_off_clock`]).
-    #[serde(default)]
-    pub(super) down: Option<(u64, u64)>,
 }
 
 /// An input from the host's side (not from the board), noted during an outage.
@@ -64,21 +60,7 @@ impl Session {
         self.outage = Some(Box::new(Outage {
             base,
             inputs: Vec::new(),
-            down: None,
         }));
-    }
-
-    /// After a restart of the service (`charge_downtime = false`): the `down_ms` it was down
-    /// (wall clock, from the store's last durable moment to now, which is where the restored
-    /// session's time stands) are on no one's clock, also when the board's history replays
-    /// what the players did meanwhile (README "Recovery"): the history's readings and presses
-    /// keep their times, only the clock does not run through it. Without a history to come
-    /// (the board was away at the checkpoint), the restored session's time already skips it.
-    pub fn time_down_off_clock(&mut self, down_ms: u64) {
-        let from = self.board_time_ms;
-        if let Some(o) = &mut self.outage {
-            o.down = Some((from, from.saturating_add(down_ms)));
-        }
     }
 
     /// Notes an input from the host's side while the board's history is awaited.
@@ -123,11 +105,8 @@ impl Session {
         }
         let (inputs, base_now) = match self.outage.take() {
             Some(outage) if outage.base.resume == Some(from) => {
-                let Outage { base, inputs, down } = *outage;
+                let Outage { base, inputs } = *outage;
                 let live = std::mem::replace(self, base);
-                if let (Some((from, to)), Some(clock)) = (down, &mut self.clock) {
-                    clock.off_clock(from, to);
-                }
                 let base_now = self.now_ms;
                 self.outputs = live.outputs;
                 self.next_seq = live.next_seq;

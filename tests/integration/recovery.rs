@@ -327,21 +327,32 @@ fn unix_ms() -> i64 {
 /// the clock's ticks, not at the instant of the request (ms).
 const STALE_MS: i64 = 250;
 
+/// How the board under a 3 s outage of the service keeps (or not) what happened meanwhile.
+#[derive(Clone, Copy, Debug)]
+enum Board {
+    /// Protocol version 2: no history; the service goes on from its checkpoint, and
+    /// `charge_downtime` says whose clock the time down is on.
+    WithoutHistory { charge_downtime: bool },
+    /// Protocol version 3: the board's history of the outage is replayed (PROTOCOL.md §14),
+    /// as if the service had been up (`charge_downtime = false`, which does not apply).
+    WithHistory,
+}
+
 /// A 3 s outage of the service and its restart, measured: White's time used across it (ms,
-/// from the reading before the kill to the first one after the restart; negative if the
-/// clock shows more than before the kill) and the range it must lie in, from the wall clock
-/// around each reading and the store's last durable moment (checkpoint or beat) before the
-/// kill.
-fn outage(charge_downtime: bool) -> (i64, std::ops::RangeInclusive<i64>) {
+/// from the reading before the kill to one after the restart — after the replay of the
+/// board's history when it has one; negative if the clock shows more than before the kill)
+/// and the range it must lie in, from the wall clock around each reading and the store's
+/// last durable moment (checkpoint or beat) before the kill.
+fn outage(board: Board) -> (i64, std::ops::RangeInclusive<i64>) {
+    let (charge_downtime, version) = match board {
+        Board::WithoutHistory { charge_downtime } => (charge_downtime, 2),
+        Board::WithHistory => (false, smartgoban_protocol::PROTOCOL_VERSION),
+    };
     let dir = tempfile::tempdir().unwrap();
     let link = dir.path().join("board");
     let data = dir.path().join("data");
     let config = dir.path().join("smartgoban.toml");
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = crate::support::free_port();
     std::fs::write(
         &config,
         format!(
@@ -355,7 +366,7 @@ fn outage(charge_downtime: bool) -> (i64, std::ops::RangeInclusive<i64>) {
         "size 9\ntime main=10m\nat 500 place B E5\nat 900 clock B\nat 60000 place W C3\n",
     )
     .unwrap();
-    let device = sim::start(
+    let device = sim::start_version(
         &Source::Script(script),
         smartgoban::sim::Playing {
             noise: NoiseModel::Clean,
@@ -365,9 +376,11 @@ fn outage(charge_downtime: bool) -> (i64, std::ops::RangeInclusive<i64>) {
         },
         link.clone(),
         9,
+        version,
     )
     .unwrap();
     let (mut service, _) = start_and_wait(&config, 0, port);
+    // White's clock runs a while (the length does not matter; no condition to wait for)
     std::thread::sleep(Duration::from_millis(2500));
     let asked_before = unix_ms();
     let before = white_left(port).unwrap() as i64;
@@ -377,38 +390,81 @@ fn outage(charge_downtime: bool) -> (i64, std::ops::RangeInclusive<i64>) {
     let durable = StoreView::open(&data)
         .and_then(|s| s.durable_unix_ms())
         .expect("a checkpoint before the kill");
+    // the outage: its length is what is measured
     std::thread::sleep(Duration::from_secs(3));
     let restarted = unix_ms();
     let (mut service, _) = start_and_wait(&config, 1, port);
-    let asked_after = unix_ms();
-    let after = white_left(port).unwrap() as i64;
-    let answered_after = unix_ms();
+    let measured = match board {
+        Board::WithoutHistory { charge_downtime } => {
+            let asked_after = unix_ms();
+            let after = white_left(port).unwrap() as i64;
+            let answered_after = unix_ms();
+            let range = if charge_downtime {
+                // the clock ran on through the outage: the wall time between the readings
+                (asked_after - answered_before)..=(answered_after - asked_before)
+            } else {
+                // the clock ran up to the last durable moment before the kill (which may
+                // come before the first reading), then only while the service was up again
+                (durable - answered_before)..=(durable - asked_before + answered_after - restarted)
+            };
+            (
+                before - after,
+                (range.start() - STALE_MS)..=(range.end() + STALE_MS),
+            )
+        }
+        Board::WithHistory => {
+            // the replay is stored (durable before published), then shown: White's clock
+            // then reads the wall time since the first reading, as if the service had been
+            // up; until it is shown, it reads about 3 s less
+            let deadline = Instant::now() + Duration::from_secs(60);
+            let replayed = || {
+                StoreView::open(&data).is_some_and(|s| {
+                    s.events().iter().any(|(_, kind, body)| {
+                        kind == "link" && body.to_string().contains("\"outcome\":\"replayed\"")
+                    })
+                })
+            };
+            while !replayed() {
+                assert!(
+                    Instant::now() < deadline,
+                    "the board's history was never replayed"
+                );
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            loop {
+                let asked_after = unix_ms();
+                let after = white_left(port).unwrap() as i64;
+                let answered_after = unix_ms();
+                let range = (asked_after - answered_before - STALE_MS)
+                    ..=(answered_after - asked_before + STALE_MS);
+                if range.contains(&(before - after)) || Instant::now() > deadline {
+                    break (before - after, range);
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+    };
     terminate(&mut service);
     device.stop().unwrap();
-    let range = if charge_downtime {
-        // the clock ran on through the outage: the wall time between the two readings
-        (asked_after - answered_before)..=(answered_after - asked_before)
-    } else {
-        // the clock ran up to the last durable moment before the kill (which may come before
-        // the first reading), then only while the service was up again
-        (durable - answered_before)..=(durable - asked_before + answered_after - restarted)
-    };
-    (
-        before - after,
-        (range.start() - STALE_MS)..=(range.end() + STALE_MS),
-    )
+    measured
 }
 
+/// With no history from the board, the time the service was down is on no one's clock
+/// unless `charge_downtime = true` (README "Recovery").
 #[test]
-fn the_time_the_service_was_down_is_on_no_clock_unless_configured() {
+fn without_the_boards_history_the_time_down_is_on_no_clock_unless_configured() {
     // not charged: White's clock ran only while the service was up
-    let (used, range) = outage(false);
+    let (used, range) = outage(Board::WithoutHistory {
+        charge_downtime: false,
+    });
     assert!(
         range.contains(&used),
         "White was charged {used} ms, not in {range:?} (ms)"
     );
     // charged: White's clock ran through the outage too
-    let (used, range) = outage(true);
+    let (used, range) = outage(Board::WithoutHistory {
+        charge_downtime: true,
+    });
     assert!(
         range.contains(&used),
         "White was charged {used} ms with charge_downtime, not in {range:?} (ms)"
@@ -416,6 +472,21 @@ fn the_time_the_service_was_down_is_on_no_clock_unless_configured() {
     assert!(
         used > 3_000 - STALE_MS,
         "with charge_downtime the 3 s outage is on White's clock: {used} ms"
+    );
+}
+
+/// With the board's history (protocol version 3), the outage is replayed as if the service
+/// had been up: White, to move, thought through it (README "The board's own history").
+#[test]
+fn with_the_boards_history_the_time_down_is_on_the_clock_of_the_player_to_move() {
+    let (used, range) = outage(Board::WithHistory);
+    assert!(
+        range.contains(&used),
+        "White was charged {used} ms after the replay, not in {range:?} (ms): the wall time"
+    );
+    assert!(
+        used > 3_000,
+        "the 3 s outage is on White's clock: {used} ms"
     );
 }
 
