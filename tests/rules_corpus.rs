@@ -26,6 +26,7 @@
 //!   junk `#N/A` between two nodes; `sgf-parse` alone would read it as the identifier of the next
 //!   property and lose the move `W[pn]` (see `tests/rules_sgf.rs`).
 
+use smartgoban::rules::sgf::ff4;
 use smartgoban::rules::{check_record, CheckReport, Color, Game, GameRecord, Point, ViolationCode};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -166,8 +167,20 @@ fn check_folder(dir: &Path) -> usize {
             }
         }
         let text = record.to_sgf();
+        let written = GameRecord {
+            info: record.info.ff4_form(),
+            ..record.clone()
+        };
+        let ff4 = written.info.result.as_deref().is_none_or(ff4::is_result)
+            && written.info.date.as_deref().is_none_or(ff4::is_date);
+        if !ff4 {
+            failures.push(format!(
+                "{name}: RE/DT not in FF[4] form: {:?}",
+                written.info
+            ));
+        }
         match GameRecord::from_sgf_str(&text) {
-            Ok(again) if again == record => {}
+            Ok(again) if again == written => {}
             Ok(again) => failures.push(format!(
                 "{name}: round trip differs\n  {:?}\n  {:?}",
                 record.info, again.info
@@ -241,7 +254,7 @@ fn jst43_suicide_occupied_point_and_double_move() {
     assert_eq!(report.violations[2].clause, "G5/R19");
     // `PB[\n黄龙士\n]`: white space around a value is trimmed.
     assert_eq!(r.info.black.as_deref(), Some("黄龙士"));
-    assert_eq!(r.info.result.as_deref(), Some("231\n白胜"));
+    assert_eq!(r.info.result.as_deref(), Some("231 白胜"));
 }
 
 #[test]
@@ -254,7 +267,7 @@ fn jst44_junk_between_nodes_loses_no_move() {
     let v = violations(&r);
     assert!(v.contains(&(163, Color::White, Some("Q6".into()), "two_moves_in_a_row")));
     assert!(v.contains(&(150, Color::White, Some("P4".into()), "occupied_point")));
-    assert_eq!(r.info.result.as_deref(), Some("195\n白胜"));
+    assert_eq!(r.info.result.as_deref(), Some("195 白胜"));
 }
 
 #[test]

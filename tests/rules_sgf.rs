@@ -3,7 +3,7 @@
 //! it exists).
 
 use proptest::prelude::*;
-use smartgoban::rules::sgf::{MAX_MOVES, MAX_NODES};
+use smartgoban::rules::sgf::{ff4, MAX_MOVES, MAX_NODES};
 use smartgoban::rules::{Color, GameInfo, GameRecord, Point, RecordedMove, SgfError};
 use std::path::{Path, PathBuf};
 
@@ -62,11 +62,20 @@ fn komi_and_handicap_normalisation() {
 #[test]
 fn text_values_are_trimmed_and_kept_whole() {
     let r = read("(;RE[\n172\n白胜\n]PB[\n盛大有\n]C[ line1\r\nline2 ]GN[]EV[ ])");
-    assert_eq!(r.info.result.as_deref(), Some("172\n白胜"));
+    // SimpleText: a line break inside is a space (FF[4] §2.2), like a name's
+    assert_eq!(r.info.result.as_deref(), Some("172 白胜"));
     assert_eq!(r.info.black.as_deref(), Some("盛大有"));
     assert_eq!(r.info.comment.as_deref(), Some("line1\nline2"));
     assert_eq!(r.info.game_name, None);
     assert_eq!(r.info.event, None);
+    let r = read("(;PW[ Lee\n Sedol ]EV[a\r\n\r\nb]GC[ two\r\nlines ])");
+    assert_eq!(r.info.white.as_deref(), Some("Lee Sedol"));
+    assert_eq!(r.info.event.as_deref(), Some("a b"));
+    assert_eq!(
+        r.info.game_comment.as_deref(),
+        Some("two\nlines"),
+        "GC is Text"
+    );
 }
 
 #[test]
@@ -237,10 +246,14 @@ fn tricky() -> GameRecord {
         date: Some("2025-06-12,13".into()),
         place: Some("韓国棋院".into()),
         game_name: Some("a\\]b".into()),
-        result: Some("172\n白胜".into()),
+        result: Some("W+R".into()),
         time_limit: Some(5400.0),
         overtime: Some("5x30 byo-yomi".into()),
         comment: Some("Game comment:\nline two ] \\ :\n\nline four".into()),
+        game_comment: Some("Final of the 3rd ] cup\nbroadcast live".into()),
+        user: Some("smartgoban \\ operator".into()),
+        black_team: Some("Seoul".into()),
+        white_team: Some("北京".into()),
     };
     r.setup = vec![
         (Color::Black, Point::new(3, 3)),
@@ -263,6 +276,52 @@ fn tricky() -> GameRecord {
     r
 }
 
+/// `RE` and `DT` are written in FF[4] form; what cannot be mapped whole is kept as written
+/// in `GC`, beside the part that maps; `GC`, `US`, `BT`, `WT` are kept (issue 15, item 11).
+#[test]
+fn results_and_dates_are_written_in_ff4_form_and_nothing_is_lost() {
+    let source = read(
+        "(;GM[1]FF[4]SZ[19]RE[黑胜14子]DT[2016-12-29 19:01:34]GC[Final]US[Fox]BT[Seoul]WT[北京];B[pd])",
+    );
+    let text = source.to_sgf();
+    for property in [
+        "RE[B+]",
+        "DT[2016-12-29]",
+        "US[Fox]",
+        "BT[Seoul]",
+        "WT[北京]",
+    ] {
+        assert!(text.contains(property), "{property} in {text}");
+    }
+    let again = read(&text);
+    assert_eq!(
+        again.info.game_comment.as_deref(),
+        Some("Final\nDT as recorded: 2016-12-29 19:01:34\nRE as recorded: 黑胜14子")
+    );
+    assert_eq!(again.info.result.as_deref(), Some("B+"));
+    assert_eq!(again.info.date.as_deref(), Some("2016-12-29"));
+    assert_eq!(again.to_sgf(), text, "written once, the same ever after");
+    // mapped whole: nothing to keep
+    let mapped = read("(;RE[W+Resign]DT[2011.03.05];W[dd])").to_sgf();
+    assert!(
+        mapped.contains("RE[W+Resign]") && mapped.contains("DT[2011-03-05]"),
+        "{mapped}"
+    );
+    assert!(!mapped.contains("GC["), "{mapped}");
+    let mapped = read("(;RE[draw]DT[1998年];W[dd])").to_sgf();
+    assert!(
+        mapped.contains("RE[0]") && mapped.contains("DT[1998]"),
+        "{mapped}"
+    );
+    // nothing maps: no RE or DT, the values in GC
+    let kept = read("(;RE[black wins]DT[summer];W[dd])").to_sgf();
+    assert!(!kept.contains("RE[") && !kept.contains("DT["), "{kept}");
+    assert_eq!(
+        read(&kept).info.game_comment.as_deref(),
+        Some("DT as recorded: summer\nRE as recorded: black wins")
+    );
+}
+
 #[test]
 fn tricky_text_round_trips() {
     let r = tricky();
@@ -274,15 +333,31 @@ fn tricky_text_round_trips() {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
-    /// Any text in the game information and comments reads back as written (after trimming).
+    /// Any text in the game information and comments reads back as the writer puts it: in
+    /// FF[4] form ([`GameInfo::ff4_form`]: one line, `RE`/`DT` mapped or kept in `GC`),
+    /// comments as written after trimming; and that form is written again unchanged.
     #[test]
-    fn any_text_round_trips(name in "\\PC{0,30}", comment in "[\\PC\n]{0,60}", result in "[a-z\\]\\\\:+\n ]{0,12}") {
+    fn any_text_round_trips(
+        name in "[\\PC\n]{0,30}",
+        comment in "[\\PC\n]{0,60}",
+        result in "[a-zBW0-9黑白胜负中盘子半\\]\\\\:+.\n ]{0,12}",
+        date in "[0-9年月日.:/\\- ,\n]{0,20}",
+    ) {
         let mut r = tricky();
-        r.info.black = Some(name).as_deref().map(str::trim).filter(|s| !s.is_empty()).map(String::from);
-        r.info.result = Some(result).as_deref().map(str::trim).filter(|s| !s.is_empty()).map(String::from);
+        r.info.black = Some(name);
+        r.info.result = Some(result);
+        r.info.date = Some(date);
         r.moves[1].comment = Some(comment).as_deref().map(str::trim).filter(|s| !s.is_empty()).map(String::from);
+        let written = GameRecord {
+            info: r.info.ff4_form(),
+            ..r.clone()
+        };
+        prop_assert!(written.info.result.as_deref().is_none_or(ff4::is_result), "{:?}", written.info.result);
+        prop_assert!(written.info.date.as_deref().is_none_or(ff4::is_date), "{:?}", written.info.date);
+        prop_assert_eq!(&written.info.ff4_form(), &written.info, "the form is a fixed point");
         let again = GameRecord::from_sgf_str(&r.to_sgf());
-        prop_assert_eq!(again, Ok(r));
+        prop_assert_eq!(again, Ok(written.clone()));
+        prop_assert_eq!(written.to_sgf(), r.to_sgf());
     }
 
     /// Arbitrary bytes never panic the reader.
@@ -326,11 +401,11 @@ fn edge_folder(dir: &Path) -> Vec<(String, Result<GameRecord, SgfError>)> {
                 .replace('\\', "/");
             let result = GameRecord::from_sgf_bytes(&bytes);
             if let Ok(r) = &result {
-                assert_eq!(
-                    GameRecord::from_sgf_str(&r.to_sgf()).as_ref(),
-                    Ok(r),
-                    "{name}"
-                );
+                let written = GameRecord {
+                    info: r.info.ff4_form(),
+                    ..r.clone()
+                };
+                assert_eq!(GameRecord::from_sgf_str(&r.to_sgf()), Ok(written), "{name}");
             }
             (name, result)
         })

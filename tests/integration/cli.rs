@@ -232,7 +232,11 @@ fn demo_writes_the_record_and_events() {
     let written = smartgoban::rules::GameRecord::from_sgf_str(&sgf).unwrap();
     let source = crate::support::read_record(&root().join("assets/games/danghu03.sgf"));
     assert_eq!(written.moves.len(), source.moves.len());
-    assert_eq!(written.info.result, source.info.result);
+    // RE in FF[4] form (黑胜14子: B+), the result as recorded kept in GC (README "API")
+    assert_eq!(written.info.result, source.info.ff4_form().result);
+    assert_eq!(written.info.result.as_deref(), Some("B+"));
+    let gc = written.info.game_comment.as_deref().unwrap_or_default();
+    assert!(gc.contains("RE as recorded: 黑胜14子"), "{gc}");
     let lines: Vec<serde_json::Value> = std::fs::read_to_string(&ev)
         .unwrap()
         .lines()

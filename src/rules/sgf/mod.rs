@@ -37,6 +37,7 @@
 
 mod decode;
 mod error;
+pub mod ff4;
 mod read;
 mod write;
 
@@ -88,13 +89,15 @@ pub struct GameInfo {
     pub event: Option<String>,
     /// Round (`RO`).
     pub round: Option<String>,
-    /// Date(s) (`DT`), as written.
+    /// Date(s) (`DT`), as written (`2016-12-29 19:01:34`); written back in FF[4] form
+    /// ([`ff4::date`]).
     pub date: Option<String>,
     /// Place (`PC`).
     pub place: Option<String>,
     /// Game name (`GN`).
     pub game_name: Option<String>,
-    /// Result (`RE`), as written: `B+R`, `W+7.5`, `黑胜14子`, …
+    /// Result (`RE`), as written: `B+R`, `W+7.5`, `黑胜14子`, …; written back in FF[4] form
+    /// ([`ff4::result`]).
     pub result: Option<String>,
     /// Main time per side in seconds (`TM`).
     pub time_limit: Option<f64>,
@@ -103,6 +106,15 @@ pub struct GameInfo {
     /// Comment on the game as a whole (`C` of the root and of setup nodes before the first
     /// move).
     pub comment: Option<String>,
+    /// Background of the game (`GC`, text); also where a `RE` or `DT` that is not in FF[4]
+    /// form is kept as written (`RE as recorded: 黑胜14子`).
+    pub game_comment: Option<String>,
+    /// Who entered the record (`US`).
+    pub user: Option<String>,
+    /// Black's team (`BT`).
+    pub black_team: Option<String>,
+    /// White's team (`WT`).
+    pub white_team: Option<String>,
 }
 
 impl GameInfo {
@@ -126,6 +138,69 @@ impl GameInfo {
             time_limit: None,
             overtime: None,
             comment: None,
+            game_comment: None,
+            user: None,
+            black_team: None,
+            white_team: None,
+        }
+    }
+}
+
+impl GameInfo {
+    /// The information as [`GameRecord::to_sgf`] writes it, and so as it reads back: every
+    /// SimpleText value on one line ([`simple_text`]), `DT` and `RE` in FF[4] form
+    /// ([`ff4::date`], [`ff4::result`]: `2016/12/29` is `2016-12-29`, `W+Resign` stays,
+    /// `draw` is `0`), and what of them cannot be mapped whole kept as written in `GC`, one
+    /// line each (`DT as recorded: 2016-12-29 19:01:34`, `RE as recorded: 黑胜14子`) beside
+    /// the part that maps (`DT[2016-12-29]`, `RE[B+]`). Applying it twice changes nothing
+    /// more.
+    pub fn ff4_form(&self) -> GameInfo {
+        let one_line = |v: &Option<String>| v.as_deref().and_then(simple_text);
+        let mut kept = Vec::new();
+        let mut mapped = |value: &Option<String>, id: &str, map: fn(&str) -> ff4::Mapped| {
+            let value = one_line(value)?;
+            match map(&value) {
+                ff4::Mapped::Whole(v) => Some(v),
+                ff4::Mapped::Part(v) => {
+                    kept.push(format!("{id} as recorded: {value}"));
+                    Some(v)
+                }
+                ff4::Mapped::Not => {
+                    kept.push(format!("{id} as recorded: {value}"));
+                    None
+                }
+            }
+        };
+        let date = mapped(&self.date, "DT", ff4::date);
+        let result = mapped(&self.result, "RE", ff4::result);
+        let game_comment = self
+            .game_comment
+            .iter()
+            .cloned()
+            .chain(kept)
+            .reduce(|a, b| format!("{a}\n{b}"));
+        GameInfo {
+            size: self.size,
+            komi: self.komi,
+            handicap: self.handicap,
+            rules: one_line(&self.rules),
+            black: one_line(&self.black),
+            white: one_line(&self.white),
+            black_rank: one_line(&self.black_rank),
+            white_rank: one_line(&self.white_rank),
+            event: one_line(&self.event),
+            round: one_line(&self.round),
+            date,
+            place: one_line(&self.place),
+            game_name: one_line(&self.game_name),
+            result,
+            time_limit: self.time_limit,
+            overtime: one_line(&self.overtime),
+            comment: self.comment.clone(),
+            game_comment,
+            user: one_line(&self.user),
+            black_team: one_line(&self.black_team),
+            white_team: one_line(&self.white_team),
         }
     }
 }
@@ -229,4 +304,22 @@ impl GameRecord {
             Color::Black
         }
     }
+}
+
+/// A SimpleText value (FF[4] §2.2: `PB`, `RE`, `DT`, …) as one line: each line break, with the
+/// blanks around it, is one space; the value is trimmed. `None` if nothing is left.
+/// `"\n172\n白胜\n"` is `172 白胜`.
+pub fn simple_text(s: &str) -> Option<String> {
+    let mut out = String::with_capacity(s.len());
+    for line in s
+        .split(['\n', '\r'])
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+    {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(line);
+    }
+    (!out.is_empty()).then_some(out)
 }

@@ -465,9 +465,10 @@ fn read_node(
             })
         }
     };
+    // SimpleText (FF[4]): a line break is a space; the value is trimmed
     let set_text = |slot: &mut Option<String>, text: &str| {
         if slot.is_none() {
-            *slot = clean(text);
+            *slot = super::simple_text(text);
         }
     };
     for prop in node.properties() {
@@ -546,6 +547,10 @@ fn read_node(
             Prop::GN(t) => set_text(&mut info.game_name, &t.text),
             Prop::RE(t) => set_text(&mut info.result, &t.text),
             Prop::OT(t) => set_text(&mut info.overtime, &t.text),
+            Prop::US(t) => set_text(&mut info.user, &t.text),
+            Prop::BT(t) => set_text(&mut info.black_team, &t.text),
+            Prop::WT(t) => set_text(&mut info.white_team, &t.text),
+            Prop::GC(t) if info.game_comment.is_none() => info.game_comment = clean(&t.text),
             Prop::Invalid(id, values) => {
                 let value = values.join("][");
                 let bad = |expected: &'static str| SgfError::BadValue {

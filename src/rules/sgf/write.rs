@@ -48,7 +48,7 @@ fn point_list(id: &str, record: &GameRecord, colour: Color) -> Option<Prop> {
 }
 
 pub(super) fn write(record: &GameRecord) -> String {
-    let info = &record.info;
+    let info = &record.info.ff4_form();
     let mut root = vec![
         Prop::FF(4),
         Prop::GM(1),
@@ -63,7 +63,7 @@ pub(super) fn write(record: &GameRecord) -> String {
     if info.handicap >= 2 {
         root.push(Prop::HA(i64::from(info.handicap)));
     }
-    let texts: [(&Option<String>, TextProp); 12] = [
+    let texts: [(&Option<String>, TextProp); 15] = [
         (&info.rules, Prop::RU),
         (&info.black, Prop::PB),
         (&info.white, Prop::PW),
@@ -76,11 +76,17 @@ pub(super) fn write(record: &GameRecord) -> String {
         (&info.game_name, Prop::GN),
         (&info.result, Prop::RE),
         (&info.overtime, Prop::OT),
+        (&info.user, Prop::US),
+        (&info.black_team, Prop::BT),
+        (&info.white_team, Prop::WT),
     ];
     for (value, make) in texts {
         if let Some(v) = value {
             root.push(make(simple(v)));
         }
+    }
+    if let Some(c) = &info.game_comment {
+        root.push(Prop::GC(Text { text: c.clone() }));
     }
     if let Some(t) = info.time_limit.filter(|t| t.is_finite()) {
         root.push(Prop::TM(t));
