@@ -13,8 +13,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use smartgoban::cli::service::Service;
 use smartgoban::cli::source::BUILTIN_GAME;
-use smartgoban::daemon::{ApiAccess, Daemon, DaemonConfig};
+use smartgoban::daemon::{ApiAccess, DaemonConfig};
 use smartgoban::rules::GameRecord;
 use smartgoban::sim::{NoiseModel, Playing, Source, Speed};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -47,10 +48,10 @@ fn main() {
             press_clock: false,
         };
         let device = smartgoban::sim::start(&source, playing, link.clone(), 1).unwrap();
-        let daemon = Daemon::start(DaemonConfig {
+        let daemon = Service::start(
+            DaemonConfig {
             recovery: Default::default(),
             serial: link,
-            http: Some("127.0.0.1:0".parse().unwrap()),
             session: Default::default(),
             link: Default::default(),
             setup: source.setup(),
@@ -62,7 +63,9 @@ fn main() {
                 token: None,
                 public_reads: true,
             },
-        })
+        },
+            Some("127.0.0.1:0".parse().unwrap()),
+        )
         .await
         .unwrap();
         let addr = daemon.http_addr().unwrap();

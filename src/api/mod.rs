@@ -152,6 +152,73 @@ pub async fn serve(
     server::serve(listener, router(shared), shutdown).await
 }
 
+/// The HTTP address could not be bound.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot listen on {addr} (another service may be using it, or it is not an address of this machine: choose another, --http ADDR or `http` in the config file)")]
+pub struct BindError {
+    /// The address.
+    pub addr: std::net::SocketAddr,
+    /// Why.
+    #[source]
+    pub source: std::io::Error,
+}
+
+/// How long [`Server::stop`] lets connections finish before it cuts them (live feeds never
+/// finish by themselves).
+pub const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// The API served on a bound address, from the daemon's shared view.
+#[derive(Debug)]
+pub struct Server {
+    addr: std::net::SocketAddr,
+    stop: tokio::sync::watch::Sender<bool>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Server {
+    /// Binds `addr` (port 0: any free port), before anything else starts, so that a busy
+    /// address is an error at once.
+    ///
+    /// # Errors
+    /// [`BindError`]: the address is in use or not one of this machine.
+    pub async fn bind(addr: std::net::SocketAddr) -> Result<TcpListener, BindError> {
+        TcpListener::bind(addr)
+            .await
+            .map_err(|source| BindError { addr, source })
+    }
+
+    /// Serves the API on `listener` from `shared` until [`Server::stop`].
+    pub fn spawn(listener: TcpListener, shared: Arc<Shared>) -> Server {
+        let addr = listener
+            .local_addr()
+            .unwrap_or_else(|_| std::net::SocketAddr::from(([0, 0, 0, 0], 0)));
+        let (stop, mut stop_rx) = tokio::sync::watch::channel(false);
+        let task = tokio::spawn(async move {
+            let stopped = async move {
+                let _ = stop_rx.wait_for(|stop| *stop).await;
+            };
+            if let Err(e) = serve(listener, shared, stopped).await {
+                tracing::error!("the HTTP server stopped: {e}");
+            }
+        });
+        Server { addr, stop, task }
+    }
+
+    /// The address served (the real port when port 0 was asked for).
+    pub fn addr(&self) -> std::net::SocketAddr {
+        self.addr
+    }
+
+    /// Asks every connection to finish, and cuts those still open after [`STOP_GRACE`].
+    pub async fn stop(self) {
+        let _ = self.stop.send(true);
+        let abort = self.task.abort_handle();
+        if tokio::time::timeout(STOP_GRACE, self.task).await.is_err() {
+            abort.abort();
+        }
+    }
+}
+
 /// The state, with what only the shell knows added: why the link is not up
 /// (`link.error`) and a failure to write the record (`storage_error`).
 #[utoipa::path(get, path = "/api/v1/state", responses((status = 200, description = "the live state (delayed for the public when a broadcast delay is set)", body = crate::session::StateView)))]

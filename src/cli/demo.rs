@@ -6,9 +6,10 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::broadcast::error::RecvError;
 
+use super::service::{Service, ServiceError};
 use super::source::{self, SourceError};
 use super::DemoArgs;
-use crate::daemon::{Daemon, DaemonConfig, DaemonError, Snapshot};
+use crate::daemon::{DaemonConfig, DaemonError, Snapshot};
 use crate::event::{Event, EventKind};
 use crate::link::LinkConfig;
 use crate::referee::{Policy, RefereeConfig};
@@ -26,6 +27,9 @@ pub enum DemoError {
     /// The service failed.
     #[error(transparent)]
     Daemon(#[from] DaemonError),
+    /// The service could not start (its HTTP address, its device, its data directory).
+    #[error(transparent)]
+    Start(#[from] ServiceError),
     /// The virtual board could not start.
     #[error("virtual board: {0}")]
     Sim(std::io::Error),
@@ -129,38 +133,40 @@ pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
             .map_err(|e| DemoError::Sim(std::io::Error::other(e.to_string())))?;
     let device = sim::start(&source, playing, link.clone(), 0x5167_0001).map_err(DemoError::Sim)?;
     let started = Instant::now();
-    let daemon = Daemon::start(DaemonConfig {
-        // the virtual board starts afresh: so does the game
-        recovery: Default::default(),
-        serial: link.clone(),
-        http: Some(args.http),
-        session: SessionConfig {
-            stabiliser: StabiliserConfig {
-                settle_ms: args.settle_ms,
-                ..StabiliserConfig::default()
+    let daemon = Service::start(
+        DaemonConfig {
+            // the virtual board starts afresh: so does the game
+            recovery: Default::default(),
+            serial: link.clone(),
+            session: SessionConfig {
+                stabiliser: StabiliserConfig {
+                    settle_ms: args.settle_ms,
+                    ..StabiliserConfig::default()
+                },
+                referee: referee_config(&args, &source),
+                // event ids of this run above those of any earlier one, so a client resuming with
+                // an id from an earlier demo gets a snapshot rather than missing events
+                first_seq: super::run::seq_epoch(),
+                ..SessionConfig::default()
             },
-            referee: referee_config(&args, &source),
-            // event ids of this run above those of any earlier one, so a client resuming with
-            // an id from an earlier demo gets a snapshot rather than missing events
-            first_seq: super::run::seq_epoch(),
-            ..SessionConfig::default()
+            link: LinkConfig::default(),
+            setup,
+            events_out: args.events.clone(),
+            data_dir: args.data_dir.clone(),
+            clock_hardware: Default::default(),
+            // The virtual board is the microcontroller: the frames travel over the serial protocol
+            // and the board reports back the frame it shows.
+            leds: Some(crate::daemon::LedOutput {
+                driver: Box::new(crate::devices::leds::McuLeds::default()),
+                settings: crate::leds::LedSettings::default(),
+            }),
+            access: crate::daemon::ApiAccess {
+                token: Some(token.clone()),
+                public_reads: true,
+            },
         },
-        link: LinkConfig::default(),
-        setup,
-        events_out: args.events.clone(),
-        data_dir: args.data_dir.clone(),
-        clock_hardware: Default::default(),
-        // The virtual board is the microcontroller: the frames travel over the serial protocol
-        // and the board reports back the frame it shows.
-        leds: Some(crate::daemon::LedOutput {
-            driver: Box::new(crate::devices::leds::McuLeds::default()),
-            settings: crate::leds::LedSettings::default(),
-        }),
-        access: crate::daemon::ApiAccess {
-            token: Some(token.clone()),
-            public_reads: true,
-        },
-    })
+        Some(args.http),
+    )
     .await?;
     let quiet = args.quiet;
     if !quiet {

@@ -8,6 +8,7 @@ pub mod demo;
 pub mod leds;
 pub mod run;
 pub mod score;
+pub mod service;
 pub mod sim;
 pub mod source;
 

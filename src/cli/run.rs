@@ -2,9 +2,10 @@
 
 use std::path::Path;
 
+use super::service::{Service, ServiceError};
 use super::RunArgs;
 use crate::config::{Config, ConfigError, DEFAULT_CONFIG};
-use crate::daemon::{Daemon, DaemonConfig, DaemonError};
+use crate::daemon::{DaemonConfig, DaemonError};
 use crate::link::LinkConfig;
 use crate::referee::{Policy, RefereeConfig};
 use crate::sensing::StabiliserConfig;
@@ -25,6 +26,9 @@ pub enum RunError {
     /// The service failed.
     #[error(transparent)]
     Daemon(#[from] DaemonError),
+    /// The service could not start (its HTTP address, its device, its data directory).
+    #[error(transparent)]
+    Start(#[from] ServiceError),
     /// The API token could not be read or made.
     #[error(transparent)]
     Token(#[from] crate::api::token::TokenError),
@@ -54,39 +58,41 @@ pub async fn run(args: RunArgs) -> Result<(), RunError> {
         config.setup = source.setup();
     }
     let serial = config.serial.clone().ok_or(RunError::NoSerial)?;
-    let daemon = Daemon::start(DaemonConfig {
-        recovery: crate::daemon::Recovery {
-            resume: true,
-            charge_downtime: config.charge_downtime,
-        },
-        serial: serial.clone(),
-        http: Some(config.http),
-        session: SessionConfig {
-            stabiliser: StabiliserConfig {
-                settle_ms: config.settle_ms,
-                ..StabiliserConfig::default()
+    let daemon = Service::start(
+        DaemonConfig {
+            recovery: crate::daemon::Recovery {
+                resume: true,
+                charge_downtime: config.charge_downtime,
             },
-            referee: RefereeConfig {
-                profile: config.profile,
-                policy: Policy::Rules,
-                commit_ms: config.commit_ms,
-                cycles: config.cycles,
+            serial: serial.clone(),
+            session: SessionConfig {
+                stabiliser: StabiliserConfig {
+                    settle_ms: config.settle_ms,
+                    ..StabiliserConfig::default()
+                },
+                referee: RefereeConfig {
+                    profile: config.profile,
+                    policy: Policy::Rules,
+                    commit_ms: config.commit_ms,
+                    cycles: config.cycles,
+                },
+                first_seq: seq_epoch(),
+                time_up: config.time_up,
             },
-            first_seq: seq_epoch(),
-            time_up: config.time_up,
+            link: LinkConfig::default(),
+            setup: config.setup.clone(),
+            events_out: None,
+            data_dir: Some(config.data_dir.clone()),
+            clock_hardware: crate::devices::on_the_pi(&config.clock)
+                .map_err(RunError::ClockHardware)?,
+            leds: led_output(&config.leds),
+            access: crate::daemon::ApiAccess {
+                token: Some(crate::api::token::load_or_create(&config.data_dir)?),
+                public_reads: config.public_reads,
+            },
         },
-        link: LinkConfig::default(),
-        setup: config.setup.clone(),
-        events_out: None,
-        data_dir: Some(config.data_dir.clone()),
-        clock_hardware: crate::devices::on_the_pi(&config.clock)
-            .map_err(RunError::ClockHardware)?,
-        leds: led_output(&config.leds),
-        access: crate::daemon::ApiAccess {
-            token: Some(crate::api::token::load_or_create(&config.data_dir)?),
-            public_reads: config.public_reads,
-        },
-    })
+        Some(config.http),
+    )
     .await?;
     let addr = daemon
         .http_addr()

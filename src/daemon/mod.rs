@@ -1,6 +1,6 @@
 //! The daemon: the one task that owns the [`Session`] and the link [`Connection`], reads the
-//! clock and moves bytes (DESIGN.md "Core and shell"). Around it: the serial port thread and
-//! the HTTP server.
+//! clock and moves bytes (DESIGN.md "Core and shell"). Around it: the serial port thread. The
+//! HTTP API reads its [`Shared`] view and is started beside it (`cli::service`).
 
 mod clock_hw;
 pub mod delay;
@@ -10,12 +10,10 @@ mod persist;
 pub mod shared;
 
 use std::io::Write;
-use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tokio::net::TcpListener;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 
@@ -33,8 +31,6 @@ pub use shared::{ApiAccess, EventLog, Shared, Snapshot};
 pub struct DaemonConfig {
     /// Device path of the board (serial port, udev symlink, or the virtual board's pty).
     pub serial: PathBuf,
-    /// Where to serve HTTP; `None` for no server.
-    pub http: Option<SocketAddr>,
     /// Core settings.
     pub session: SessionConfig,
     /// Link timing.
@@ -73,14 +69,6 @@ pub struct Recovery {
 /// Errors starting or running the daemon.
 #[derive(Debug, thiserror::Error)]
 pub enum DaemonError {
-    /// The HTTP address could not be bound.
-    #[error("cannot listen on {addr} (another service may be using it, or it is not an address of this machine: choose another, --http ADDR or `http` in the config file)")]
-    Bind {
-        /// The address.
-        addr: SocketAddr,
-        /// Why.
-        source: std::io::Error,
-    },
     /// Another service keeps its record in the same data directory.
     #[error("another smartgoban runs on {0} (it holds smartgoban.lock there): stop it, or give this one another --data-dir")]
     DataDirInUse(PathBuf),
@@ -113,14 +101,13 @@ pub struct Daemon {
     commands: mpsc::Sender<(Command, CommandReply)>,
     shutdown: watch::Sender<bool>,
     session_task: Option<JoinHandle<Result<(), DaemonError>>>,
-    http_task: Option<JoinHandle<()>>,
-    http_addr: Option<SocketAddr>,
 }
 
 impl Daemon {
     /// Starts the daemon: checks the device path (one that does not exist yet is waited for:
-    /// the state's `link.error` says so), binds the HTTP address (so a busy port is an error
-    /// here, not later), then starts the serial thread, the session task and the server.
+    /// the state's `link.error` says so), then starts the serial thread and the session task.
+    /// The HTTP API is started beside it by the caller (`cli::service`), on [`Daemon::shared`]:
+    /// nothing here depends on the API.
     pub async fn start(config: DaemonConfig) -> Result<Daemon, DaemonError> {
         // A device that is not there yet is waited for (systemd starts the service at boot,
         // the board may be plugged in later); a path that is something else is a mistake.
@@ -129,15 +116,6 @@ impl Daemon {
                 return Err(DaemonError::NotADevice(config.serial.clone()));
             }
         }
-        let listener = match config.http {
-            Some(addr) => Some(
-                TcpListener::bind(addr)
-                    .await
-                    .map_err(|source| DaemonError::Bind { addr, source })?,
-            ),
-            None => None,
-        };
-        let http_addr = listener.as_ref().and_then(|l| l.local_addr().ok());
         // One service per data directory. A directory that cannot hold the lock (read-only,
         // full) does not stop the game: the store reports it.
         let dir_lock = match config.data_dir.as_deref().map(crate::files::lock_dir) {
@@ -244,30 +222,13 @@ impl Daemon {
             finished: None,
             finished_in_store: None,
         };
-        let session_task = tokio::spawn(task.run(port_rx, command_rx, shutdown_rx.clone()));
-        let http_task = listener.map(|listener| {
-            let shared = shared.clone();
-            let mut shutdown_rx = shutdown_rx.clone();
-            tokio::spawn(async move {
-                let stop = async move {
-                    let _ = shutdown_rx.wait_for(|stop| *stop).await;
-                };
-                let _ = crate::api::serve(listener, shared, stop).await;
-            })
-        });
+        let session_task = tokio::spawn(task.run(port_rx, command_rx, shutdown_rx));
         Ok(Daemon {
             shared,
             commands,
             shutdown,
             session_task: Some(session_task),
-            http_task,
-            http_addr,
         })
-    }
-
-    /// The address the HTTP server listens on (the real port when `:0` was asked for).
-    pub fn http_addr(&self) -> Option<SocketAddr> {
-        self.http_addr
     }
 
     /// Shared handles: snapshot, event log.
@@ -293,9 +254,6 @@ impl Daemon {
         if let Some(task) = self.session_task.take() {
             task.await
                 .map_err(|e| DaemonError::Internal(format!("session task: {e}")))??;
-        }
-        if let Some(task) = self.http_task.take() {
-            let _ = tokio::time::timeout(Duration::from_secs(2), task).await;
         }
         Ok(self.shared.snapshot())
     }

@@ -229,7 +229,6 @@ pub fn daemon_config(
     smartgoban::daemon::DaemonConfig {
         recovery: Default::default(),
         serial: link.to_path_buf(),
-        http: None,
         session: Default::default(),
         link: Default::default(),
         setup: setup.clone(),
@@ -244,7 +243,7 @@ pub fn daemon_config(
 /// A virtual board and a real service wired together, with the API on 127.0.0.1:0.
 pub struct Rig {
     /// The service.
-    pub daemon: smartgoban::daemon::Daemon,
+    pub daemon: smartgoban::cli::service::Service,
     /// The virtual board.
     pub device: smartgoban::sim::SimHandle,
     _dir: tempfile::TempDir,
@@ -331,7 +330,8 @@ impl Rig {
         data_dir: Option<PathBuf>,
         protocol_version: u8,
     ) -> Rig {
-        use smartgoban::daemon::{Daemon, DaemonConfig};
+        use smartgoban::cli::service::Service;
+        use smartgoban::daemon::DaemonConfig;
         let setup = source.setup();
         let dir = tempfile::tempdir().unwrap();
         let link = dir.path().join("board");
@@ -344,25 +344,27 @@ impl Rig {
         let device =
             smartgoban::sim::start_version(&source, playing, link.clone(), 1, protocol_version)
                 .unwrap();
-        let daemon = Daemon::start(DaemonConfig {
-            recovery: Default::default(),
-            serial: link,
-            http: Some("127.0.0.1:0".parse().unwrap()),
-            session: Default::default(),
-            link: Default::default(),
-            setup,
-            events_out: None,
-            data_dir,
-            clock_hardware,
-            leds: Some(smartgoban::daemon::LedOutput {
-                driver: Box::new(smartgoban::devices::leds::McuLeds::default()),
-                settings: Default::default(),
-            }),
-            access: smartgoban::daemon::ApiAccess {
-                token: Some(TEST_TOKEN.to_string()),
-                public_reads: true,
+        let daemon = Service::start(
+            DaemonConfig {
+                recovery: Default::default(),
+                serial: link,
+                session: Default::default(),
+                link: Default::default(),
+                setup,
+                events_out: None,
+                data_dir,
+                clock_hardware,
+                leds: Some(smartgoban::daemon::LedOutput {
+                    driver: Box::new(smartgoban::devices::leds::McuLeds::default()),
+                    settings: Default::default(),
+                }),
+                access: smartgoban::daemon::ApiAccess {
+                    token: Some(TEST_TOKEN.to_string()),
+                    public_reads: true,
+                },
             },
-        })
+            Some("127.0.0.1:0".parse().unwrap()),
+        )
         .await
         .unwrap();
         Rig {

@@ -2,13 +2,15 @@
 //! never away: the same record, the same clock readings (BL/WL), the same events.
 
 use super::*;
-use crate::cli::source::BUILTIN_GAME;
 use crate::event::Event;
 use crate::rules::GameRecord;
 use crate::session::{Input, SessionConfig};
 use crate::sim::player::PlayerOptions;
 use crate::sim::{NoiseModel, Source};
 use smartgoban_protocol::{ButtonCounters, Scan};
+
+/// The built-in game (`cli::source::BUILTIN_GAME`), read here without the shell.
+const BUILTIN_GAME: &[u8] = include_bytes!("../../../assets/games/danghu03.sgf");
 
 const BOOT: u32 = 0x0b00_7001;
 

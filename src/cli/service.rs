@@ -1,0 +1,81 @@
+//! The composition root of the service (`run`, `demo`): the daemon and the HTTP API started
+//! side by side. The API reads the daemon's shared view ([`Shared`]); the daemon knows nothing
+//! of the API (DESIGN.md "Core and shell").
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use crate::api::{self, BindError};
+use crate::daemon::{Daemon, DaemonConfig, DaemonError, Shared, Snapshot};
+use crate::session::Command;
+
+/// Errors starting the service.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    /// The HTTP address could not be bound.
+    #[error(transparent)]
+    Bind(#[from] BindError),
+    /// The daemon could not start.
+    #[error(transparent)]
+    Daemon(#[from] DaemonError),
+}
+
+/// The daemon and, when asked for, the API served beside it.
+#[derive(Debug)]
+pub struct Service {
+    daemon: Daemon,
+    api: Option<api::Server>,
+}
+
+impl Service {
+    /// Binds `http` first (a busy address is an error before anything starts), then starts the
+    /// daemon with `config`, then serves the API from its shared view. `http` `None`: no API.
+    ///
+    /// # Errors
+    /// [`ServiceError::Bind`] for the address, [`ServiceError::Daemon`] for the rest (the
+    /// device path, the data directory, the game).
+    pub async fn start(
+        config: DaemonConfig,
+        http: Option<SocketAddr>,
+    ) -> Result<Service, ServiceError> {
+        let listener = match http {
+            Some(addr) => Some(api::Server::bind(addr).await?),
+            None => None,
+        };
+        let daemon = Daemon::start(config).await?;
+        let api = listener.map(|l| api::Server::spawn(l, daemon.shared().clone()));
+        Ok(Service { daemon, api })
+    }
+
+    /// The address the API listens on (the real port when `:0` was asked for).
+    pub fn http_addr(&self) -> Option<SocketAddr> {
+        self.api.as_ref().map(api::Server::addr)
+    }
+
+    /// The daemon's shared view: snapshot, event log.
+    pub fn shared(&self) -> &Arc<Shared> {
+        self.daemon.shared()
+    }
+
+    /// Sends a command to the session and waits for it to be applied
+    /// ([`Daemon::command`]).
+    ///
+    /// # Errors
+    /// As [`Daemon::command`].
+    pub async fn command(&self, command: Command) -> Result<(), DaemonError> {
+        self.daemon.command(command).await
+    }
+
+    /// Stops the daemon (its last events and checkpoint written), then the API; returns the
+    /// final snapshot.
+    ///
+    /// # Errors
+    /// As [`Daemon::shutdown`].
+    pub async fn shutdown(self) -> Result<Arc<Snapshot>, DaemonError> {
+        let last = self.daemon.shutdown().await;
+        if let Some(api) = self.api {
+            api.stop().await;
+        }
+        last
+    }
+}
