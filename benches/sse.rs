@@ -65,6 +65,7 @@ fn main() {
             },
         },
             Some("127.0.0.1:0".parse().unwrap()),
+            Default::default(),
         )
         .await
         .unwrap();

@@ -44,6 +44,10 @@
 //! public_reads = true                                       # reads need no token (writes
 //!                                                           # always need the referee's token,
 //!                                                           # `smartgoban token`)
+//! connections = 4096                                        # HTTP connections at once
+//! connections_per_address = 1024                            # from one address
+//! feed_followers = 3000                                     # SSE + WebSocket followers (503
+//!                                                           # past it)
 //!
 //! [leds]                                                    # one LED under every point
 //! driver = "mcu"                                            # "mcu" (the board's controller),
@@ -107,6 +111,9 @@ struct RawConfig {
 #[serde(deny_unknown_fields)]
 struct RawApi {
     public_reads: Option<bool>,
+    connections: Option<usize>,
+    connections_per_address: Option<usize>,
+    feed_followers: Option<usize>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -239,6 +246,9 @@ pub struct Config {
     pub leds: LedConfig,
     /// `[api] public_reads`: reads need no token (default true).
     pub public_reads: bool,
+    /// `[api] connections`, `connections_per_address`, `feed_followers`: how many clients
+    /// the API takes at once ([`crate::api::Limits`]).
+    pub limits: crate::api::Limits,
     /// The game to start with (its time control in `setup.time`).
     pub setup: GameSetup,
 }
@@ -418,7 +428,27 @@ impl Config {
         }
         let clock = clock_hardware(raw.clock, &bad)?;
         let leds = led_config(raw.leds, &bad)?;
+        let d = crate::api::Limits::default();
+        let limits = crate::api::Limits {
+            connections: raw.api.connections.unwrap_or(d.connections),
+            connections_per_address: raw
+                .api
+                .connections_per_address
+                .unwrap_or(d.connections_per_address),
+            feed_followers: raw.api.feed_followers.unwrap_or(d.feed_followers),
+        };
+        if let Err(why) = limits.check() {
+            return Err(bad(
+                "api",
+                format!(
+                    "connections = {}, connections_per_address = {}, feed_followers = {}",
+                    limits.connections, limits.connections_per_address, limits.feed_followers
+                ),
+                why,
+            ));
+        }
         Ok(Config {
+            limits,
             profile,
             cycles,
             commit_ms,
@@ -630,6 +660,7 @@ fn unreachable_defaults() -> Config {
         clock: ClockHardwareConfig::default(),
         leds: LedConfig::default(),
         public_reads: true,
+        limits: crate::api::Limits::default(),
         setup: GameSetup::even(19),
     }
 }
@@ -679,7 +710,22 @@ mod tests {
         assert_eq!(c.leds.driver, LedDriverKind::Mcu);
         assert_eq!(c.leds.spi_max_transfer, 4096);
         assert!(c.public_reads);
+        assert_eq!(c.limits, crate::api::Limits::default());
         assert_eq!(c.clock.buttons, Some([17, 27, 22]));
+    }
+
+    #[test]
+    fn the_apis_limits_are_read() {
+        let text =
+            "[api]\nconnections = 6000\nconnections_per_address = 100\nfeed_followers = 5000\n";
+        let c = Config::parse(text, Path::new("t.toml")).unwrap();
+        let want = crate::api::Limits {
+            connections: 6000,
+            connections_per_address: 100,
+            feed_followers: 5000,
+        };
+        assert_eq!(c.limits, want);
+        assert_eq!(Config::defaults().limits, crate::api::Limits::default());
     }
 
     #[test]
@@ -737,6 +783,13 @@ mod tests {
             ("[clock]\nfaces = \"tm1637\"", "clock.faces", "tm1637"),
             ("[clock]\nvoice = \"fr\"", "clock.voice", "fr"),
             ("[clock]\nbuzzer_pwm = 3", "clock.buzzer_pwm", "3"),
+            ("[api]\nfeed_followers = 0", "api", "feed_followers = 0"),
+            (
+                "[api]\nconnections = 100\nconnections_per_address = 50\nfeed_followers = 200",
+                "feed_followers must not be more than connections",
+                "connections = 100",
+            ),
+            ("[api]\nfollowers = 10", "followers", ""),
         ];
         for (text, key, value) in cases {
             let e = Config::parse(text, Path::new("t.toml"))

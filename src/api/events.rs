@@ -27,18 +27,21 @@ use tokio::sync::broadcast::{self, error::RecvError};
 use crate::daemon::Shared;
 use crate::event::Event;
 
-/// Most clients following the feeds (SSE and WebSocket together): more get 503, so followers
-/// can never take every connection from ordinary requests.
-pub const MAX_FEED_CLIENTS: i64 = 1200;
-
-fn feeds_full(shared: &Shared) -> Option<Response> {
+/// A 503 when [`super::Limits::feed_followers`] clients (SSE and WebSocket together) already
+/// follow the feeds, so followers can never take every connection from ordinary requests.
+fn feeds_full(shared: &Shared, limits: &super::Limits) -> Option<Response> {
     let n = shared.feeds.sse_clients.load(Ordering::Relaxed)
         + shared.feeds.ws_clients.load(Ordering::Relaxed);
-    (n >= MAX_FEED_CLIENTS).then(|| {
-        super::error(
+    (n >= i64::try_from(limits.feed_followers).unwrap_or(i64::MAX)).then(|| {
+        let mut resp = super::error(
             StatusCode::SERVICE_UNAVAILABLE,
-            format!("{n} clients already follow the feed; try again later"),
-        )
+            format!("{n} clients already follow the feed (the most, `[api] feed_followers`); try again later"),
+        );
+        resp.headers_mut().insert(
+            axum::http::header::RETRY_AFTER,
+            axum::http::HeaderValue::from_static("10"),
+        );
+        resp
     })
 }
 
@@ -73,6 +76,7 @@ pub(super) fn since_param(query: Pairs) -> Result<Option<u64>, Box<Response>> {
 #[utoipa::path(get, path = "/api/v1/events", params(("since" = Option<u64>, Query, description = "resume after this seq (or the Last-Event-ID header)")), responses((status = 200, description = "Server-Sent Events: one event object (DESIGN.md events; `seq`, `t_ms`, `kind`, …) per message, id = seq", content_type = "text/event-stream", body = String), (status = 400, body = super::ErrorBody)))]
 pub(super) async fn sse(
     State(shared): State<Arc<Shared>>,
+    axum::Extension(limits): axum::Extension<super::Limits>,
     headers: HeaderMap,
     query: Pairs,
 ) -> Response {
@@ -86,7 +90,7 @@ pub(super) async fn sse(
         .and_then(|v| v.trim().parse::<u64>().ok());
     let after = last_id.or(since).unwrap_or(0);
     let public = !super::is_referee(&shared, &headers);
-    if let Some(full) = feeds_full(&shared) {
+    if let Some(full) = feeds_full(&shared, &limits) {
         return full;
     }
     let stream = feed(shared, after, Client::Sse, public).map(|item| {
@@ -102,12 +106,13 @@ pub(super) async fn sse(
 #[utoipa::path(get, path = "/api/v1/ws", params(("since" = Option<u64>, Query, description = "resume after this seq")), responses((status = 101, description = "WebSocket: the same events as /api/v1/events, one JSON text message each"), (status = 400, body = super::ErrorBody)))]
 pub(super) async fn ws(
     State(shared): State<Arc<Shared>>,
+    axum::Extension(limits): axum::Extension<super::Limits>,
     headers: HeaderMap,
     query: Pairs,
     upgrade: WebSocketUpgrade,
 ) -> Response {
     let public = !super::is_referee(&shared, &headers);
-    if let Some(full) = feeds_full(&shared) {
+    if let Some(full) = feeds_full(&shared, &limits) {
         return full;
     }
     let after = match since_param(query) {

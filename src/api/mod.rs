@@ -26,6 +26,7 @@ mod events;
 pub mod metrics;
 mod openapi;
 pub mod server;
+pub use server::Limits;
 pub mod token;
 
 use std::future::Future;
@@ -43,7 +44,7 @@ use crate::daemon::Shared;
 
 /// The API's routes over the shared state: reads (open on the local network unless
 /// `[api] public_reads = false`) and the referee's actions (bearer token).
-pub fn router(shared: Arc<Shared>) -> Router {
+pub fn router(shared: Arc<Shared>, limits: Limits) -> Router {
     let reads = Router::new()
         .route("/api/v1/state", get(state))
         .route("/api/v1/moves", get(moves))
@@ -81,6 +82,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .merge(writes)
         .fallback(not_found)
         .method_not_allowed_fallback(not_allowed)
+        .layer(axum::Extension(limits))
         .with_state(shared)
 }
 
@@ -147,9 +149,10 @@ async fn moves(
 pub async fn serve(
     listener: TcpListener,
     shared: Arc<Shared>,
+    limits: Limits,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    server::serve(listener, router(shared), shutdown).await
+    server::serve(listener, router(shared, limits), limits, shutdown).await
 }
 
 /// The HTTP address could not be bound.
@@ -187,8 +190,9 @@ impl Server {
             .map_err(|source| BindError { addr, source })
     }
 
-    /// Serves the API on `listener` from `shared` until [`Server::stop`].
-    pub fn spawn(listener: TcpListener, shared: Arc<Shared>) -> Server {
+    /// Serves the API on `listener` from `shared`, taking at most `limits`' clients, until
+    /// [`Server::stop`].
+    pub fn spawn(listener: TcpListener, shared: Arc<Shared>, limits: Limits) -> Server {
         let addr = listener
             .local_addr()
             .unwrap_or_else(|_| std::net::SocketAddr::from(([0, 0, 0, 0], 0)));
@@ -197,7 +201,7 @@ impl Server {
             let stopped = async move {
                 let _ = stop_rx.wait_for(|stop| *stop).await;
             };
-            if let Err(e) = serve(listener, shared, stopped).await {
+            if let Err(e) = serve(listener, shared, limits, stopped).await {
                 tracing::error!("the HTTP server stopped: {e}");
             }
         });
@@ -224,14 +228,11 @@ impl Server {
 #[utoipa::path(get, path = "/api/v1/state", responses((status = 200, description = "the live state (delayed for the public when a broadcast delay is set)", body = crate::session::StateView)))]
 async fn state(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
     let snap = shared.view(is_referee(&shared, &headers));
-    let mut value = serde_json::to_value(&snap.state).unwrap_or_default();
-    if let Some(link) = value.get_mut("link").and_then(|l| l.as_object_mut()) {
-        link.insert("error".into(), snap.link_error.clone().into());
-    }
-    if let Some(obj) = value.as_object_mut() {
-        obj.insert("storage_error".into(), snap.storage_error.clone().into());
-    }
-    Json(value).into_response()
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        snap.state_body(),
+    )
+        .into_response()
 }
 
 /// Every error's body.

@@ -166,6 +166,7 @@ pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
             },
         },
         Some(args.http),
+        crate::api::Limits::default(),
     )
     .await?;
     let quiet = args.quiet;

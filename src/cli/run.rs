@@ -92,6 +92,7 @@ pub async fn run(args: RunArgs) -> Result<(), RunError> {
             },
         },
         Some(config.http),
+        config.limits,
     )
     .await?;
     let addr = daemon

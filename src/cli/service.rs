@@ -20,6 +20,24 @@ pub enum ServiceError {
     Daemon(#[from] DaemonError),
 }
 
+/// Descriptors the service needs beside its HTTP connections: the serial port, the store and
+/// its journal, the record files, the runtime's own.
+const OTHER_FILES: u64 = 64;
+
+/// Raises this process's soft limit of open files to its hard limit (a shell's soft limit
+/// is often 1024, fewer than [`api::Limits::connections`]); says so when even that is too
+/// low for `connections`.
+fn raise_open_files(connections: usize) {
+    let wanted = connections as u64 + OTHER_FILES;
+    match rlimit::increase_nofile_limit(u64::MAX) {
+        Ok(got) if got < wanted => tracing::warn!(
+            "at most {got} open files (ulimit -n): fewer than the {connections} HTTP connections allowed need; raise LimitNOFILE or lower [api] connections"
+        ),
+        Ok(_) => {}
+        Err(e) => tracing::warn!("cannot raise the limit of open files: {e}"),
+    }
+}
+
 /// The daemon and, when asked for, the API served beside it.
 #[derive(Debug)]
 pub struct Service {
@@ -29,7 +47,8 @@ pub struct Service {
 
 impl Service {
     /// Binds `http` first (a busy address is an error before anything starts), then starts the
-    /// daemon with `config`, then serves the API from its shared view. `http` `None`: no API.
+    /// daemon with `config`, then serves the API from its shared view within `limits`. `http`
+    /// `None`: no API.
     ///
     /// # Errors
     /// [`ServiceError::Bind`] for the address, [`ServiceError::Daemon`] for the rest (the
@@ -37,13 +56,17 @@ impl Service {
     pub async fn start(
         config: DaemonConfig,
         http: Option<SocketAddr>,
+        limits: api::Limits,
     ) -> Result<Service, ServiceError> {
         let listener = match http {
-            Some(addr) => Some(api::Server::bind(addr).await?),
+            Some(addr) => {
+                raise_open_files(limits.connections);
+                Some(api::Server::bind(addr).await?)
+            }
             None => None,
         };
         let daemon = Daemon::start(config).await?;
-        let api = listener.map(|l| api::Server::spawn(l, daemon.shared().clone()));
+        let api = listener.map(|l| api::Server::spawn(l, daemon.shared().clone(), limits));
         Ok(Service { daemon, api })
     }
 

@@ -159,6 +159,7 @@ mod tests {
             storage_error: None,
             leds: None,
             last_seq: seq,
+            state_body: Default::default(),
         })
     }
 

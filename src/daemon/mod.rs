@@ -308,6 +308,7 @@ fn snapshot_of(session: &Session, link_error: Option<String>, connection: &Conne
         storage_error: None,
         leds: None,
         last_seq: 0,
+        state_body: Default::default(),
     }
 }
 

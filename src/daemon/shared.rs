@@ -32,6 +32,30 @@ pub struct Snapshot {
     /// The `seq` of the last event this snapshot includes (0: none): a feed that starts from
     /// this snapshot goes on with the events after it.
     pub last_seq: u64,
+    /// `GET /api/v1/state`'s body, made on first use ([`Snapshot::state_body`]). A new
+    /// snapshot starts with it empty.
+    pub state_body: std::sync::OnceLock<bytes::Bytes>,
+}
+
+impl Snapshot {
+    /// `GET /api/v1/state`'s JSON body: [`Snapshot::state`] with what only the shell knows
+    /// added — why the link is not up (`link.error`) and a failure to write the record
+    /// (`storage_error`). Serialised once per snapshot, on first use; every reader of the
+    /// snapshot then shares the same bytes.
+    pub fn state_body(&self) -> bytes::Bytes {
+        self.state_body
+            .get_or_init(|| {
+                let mut value = serde_json::to_value(&self.state).unwrap_or_default();
+                if let Some(link) = value.get_mut("link").and_then(|l| l.as_object_mut()) {
+                    link.insert("error".into(), self.link_error.clone().into());
+                }
+                if let Some(obj) = value.as_object_mut() {
+                    obj.insert("storage_error".into(), self.storage_error.clone().into());
+                }
+                serde_json::to_vec(&value).unwrap_or_default().into()
+            })
+            .clone()
+    }
 }
 
 /// Counters of the live feeds (`GET /metrics`).
@@ -276,6 +300,37 @@ mod tests {
                 number: seq as u32,
             },
         }
+    }
+
+    /// The state's body is made once per snapshot and shared (issue 15, item 12), with the
+    /// shell's additions in it.
+    #[test]
+    fn the_state_body_is_serialised_once_per_snapshot() {
+        let session = crate::session::Session::new(
+            crate::session::SessionConfig::default(),
+            &crate::referee::GameSetup::even(9),
+        )
+        .unwrap();
+        let snap = Snapshot {
+            state: session.state(),
+            sgf: String::new(),
+            moves: Vec::new(),
+            link: Default::default(),
+            session: Default::default(),
+            link_error: Some("waiting for the board".into()),
+            storage_error: Some("disk full".into()),
+            leds: None,
+            last_seq: 0,
+            state_body: Default::default(),
+        };
+        let (a, b) = (snap.state_body(), snap.state_body());
+        assert_eq!(a.as_ptr(), b.as_ptr(), "the same bytes, not made again");
+        let value: serde_json::Value = serde_json::from_slice(&a).unwrap();
+        let mut want = serde_json::to_value(&snap.state).unwrap();
+        want["link"]["error"] = "waiting for the board".into();
+        want["storage_error"] = "disk full".into();
+        assert_eq!(value, want);
+        assert_eq!(value["size"], 9);
     }
 
     #[test]

@@ -364,6 +364,7 @@ impl Rig {
                 },
             },
             Some("127.0.0.1:0".parse().unwrap()),
+            Default::default(),
         )
         .await
         .unwrap();
