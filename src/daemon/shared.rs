@@ -83,11 +83,17 @@ pub struct EventLog {
     first: AtomicU64,
     /// Events pushed since the log was made (this run of the service).
     pushed: AtomicU64,
+    /// When the newest events were handed to the feeds, at most [`EventLog::INSTANTS_KEPT`]:
+    /// what delivery latency is measured from ([`EventLog::published_at`]).
+    published: Mutex<std::collections::VecDeque<(u64, std::time::Instant)>>,
 }
 
 impl EventLog {
     /// Events kept for clients that reconnect.
     pub const KEPT: usize = 100_000;
+
+    /// Publish instants kept ([`EventLog::published_at`]): minutes of the busiest game.
+    pub const INSTANTS_KEPT: usize = 16_384;
 
     /// An empty log.
     pub fn new() -> Self {
@@ -103,6 +109,7 @@ impl EventLog {
             kept: kept.max(1),
             first: AtomicU64::new(0),
             pushed: AtomicU64::new(0),
+            published: Mutex::new(std::collections::VecDeque::new()),
         }
     }
 
@@ -122,7 +129,25 @@ impl EventLog {
                 events.pop_front();
             }
         }
+        {
+            let mut published = self.published.lock().unwrap_or_else(|e| e.into_inner());
+            published.push_back((event.seq, std::time::Instant::now()));
+            if published.len() > Self::INSTANTS_KEPT {
+                published.pop_front();
+            }
+        }
         let _ = self.live.send(event);
+    }
+
+    /// The instant event `seq` was handed to the live feeds, if it is among the newest
+    /// [`EventLog::INSTANTS_KEPT`]: where a follower's delivery latency starts.
+    pub fn published_at(&self, seq: u64) -> Option<std::time::Instant> {
+        let published = self.published.lock().unwrap_or_else(|e| e.into_inner());
+        let i = published.partition_point(|&(s, _)| s < seq);
+        published
+            .get(i)
+            .filter(|&&(s, _)| s == seq)
+            .map(|&(_, at)| at)
     }
 
     /// Events with `seq` greater than `after`, oldest first.
@@ -331,6 +356,29 @@ mod tests {
         want["storage_error"] = "disk full".into();
         assert_eq!(value, want);
         assert_eq!(value["size"], 9);
+    }
+
+    /// Each event's publish instant is kept for the newest [`EventLog::INSTANTS_KEPT`], in
+    /// order: what delivery latency is measured from.
+    #[test]
+    fn the_publish_instants_of_the_newest_events_are_kept() {
+        let log = EventLog::with_capacity(10);
+        let before = std::time::Instant::now();
+        let n = EventLog::INSTANTS_KEPT as u64 + 5;
+        for seq in 1..=n {
+            log.push(pass(seq * 2));
+        }
+        let after = std::time::Instant::now();
+        assert_eq!(log.published_at(2), None, "the oldest are forgotten");
+        assert_eq!(log.published_at(2 * n + 1), None, "never published");
+        assert_eq!(log.published_at(7), None);
+        let (a, b) = (
+            log.published_at(2 * n - 2).unwrap(),
+            log.published_at(2 * n).unwrap(),
+        );
+        assert!(before <= a && a <= b && b <= after);
+        assert!(log.published_at(12).is_some(), "5 forgotten, the 6th kept");
+        assert_eq!(log.published_at(10), None);
     }
 
     #[test]
