@@ -123,7 +123,9 @@ pub fn compare(source: &GameRecord, summary: &DemoSummary) -> Result<(), String>
             "setup stones differ: {setup_want:?} vs {setup_got:?}"
         ));
     }
-    let (si, gi) = (&source.info, &summary.record.info);
+    // the record is written in FF[4] form (RE[黑胜] is RE[B+], README "API")
+    let source_info = source.info.ff4_form();
+    let (si, gi) = (&source_info, &summary.record.info);
     let trim = |s: &Option<String>| {
         s.as_deref()
             .map(str::trim)
