@@ -22,6 +22,7 @@
 
 use std::sync::Arc;
 
+use axum::body::Bytes;
 use axum::extract::rejection::{JsonRejection, PathRejection};
 use axum::extract::{FromRequest, Path, Request, State};
 use axum::http::StatusCode;
@@ -29,11 +30,12 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
+use utoipa::openapi::schema::{Array, ArrayBuilder, Object, ObjectBuilder, SchemaType, Type};
 
 use super::{error, ErrorBody, OkBody};
 use crate::daemon::Shared;
 use crate::referee::{Adjudication, CommandError, GameSetup, Ruling};
-use crate::rules::{Color, Point};
+use crate::rules::{Color, CoordError, Point};
 use crate::session::{Command, SessionError};
 
 /// Largest request body accepted, bytes (a new game's names and a list of dead stones fit
@@ -43,15 +45,43 @@ pub const BODY_LIMIT: usize = 64 * 1024;
 /// Time a request's body has to arrive once its headers are in.
 pub const BODY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
-/// A JSON body whose rejections are JSON errors: 400 (not JSON), 422 (wrong values), 413 (too
-/// big), 415 (not `application/json`).
+/// A JSON object body whose rejections are JSON errors: 400 (not JSON), 422 (not an object, or
+/// wrong values), 413 (too big), 415 (not `application/json`), 408 (not sent within
+/// [`BODY_TIMEOUT`]).
 pub struct Body<T>(pub T);
+
+/// Whether `headers` say the body is JSON: `application/json` or `application/…+json`, any
+/// parameters.
+fn is_json(headers: &axum::http::HeaderMap) -> bool {
+    let Some(mime) = headers
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+    else {
+        return false;
+    };
+    let essence = mime
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    essence == "application/json"
+        || essence
+            .strip_prefix("application/")
+            .is_some_and(|sub| sub.ends_with("+json"))
+}
 
 impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
     type Rejection = Response;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        let read = tokio::time::timeout(BODY_TIMEOUT, Json::<T>::from_request(req, state)).await;
+        if !is_json(req.headers()) {
+            return Err(error(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "send the body as JSON, with `Content-Type: application/json`",
+            ));
+        }
+        let read = tokio::time::timeout(BODY_TIMEOUT, Bytes::from_request(req, state)).await;
         let Ok(read) = read else {
             return Err(error(
                 StatusCode::REQUEST_TIMEOUT,
@@ -61,18 +91,23 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
                 ),
             ));
         };
-        match read {
-            Ok(Json(v)) => Ok(Body(v)),
-            Err(rejection) => {
-                let status = match &rejection {
-                    JsonRejection::JsonDataError(_) => StatusCode::UNPROCESSABLE_ENTITY,
-                    JsonRejection::JsonSyntaxError(_) => StatusCode::BAD_REQUEST,
-                    JsonRejection::MissingJsonContentType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                    other => other.status(),
-                };
-                Err(error(status, rejection.body_text()))
-            }
+        let bytes = read.map_err(|rejection| error(rejection.status(), rejection.body_text()))?;
+        let value = Json::<T>::from_bytes(&bytes).map_err(|rejection| {
+            let status = match &rejection {
+                JsonRejection::JsonDataError(_) => StatusCode::UNPROCESSABLE_ENTITY,
+                JsonRejection::JsonSyntaxError(_) => StatusCode::BAD_REQUEST,
+                other => other.status(),
+            };
+            error(status, rejection.body_text())
+        })?;
+        // serde also reads a struct from an array of its fields: the API takes objects only.
+        if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+            return Err(error(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "the body must be a JSON object ({\"field\": value, …})",
+            ));
         }
+        Ok(Body(value.0))
     }
 }
 
@@ -124,34 +159,141 @@ impl From<Side> for Color {
 #[serde(deny_unknown_fields)]
 pub struct NewGame {
     /// 9, 13 or 19 (default 19).
+    #[schema(schema_with = size_schema)]
     pub size: Option<u8>,
-    /// Komi in points (default 7.5).
+    /// Komi in points (default 7.5), at most 1000 either way.
+    #[schema(minimum = -1000, maximum = 1000)]
     pub komi: Option<f64>,
-    /// Free handicap stones, 0 or 2–9.
+    /// Free handicap stones, 0 or 2–9 (default 0).
+    #[schema(schema_with = handicap_schema)]
     pub handicap: Option<u8>,
-    /// Black's name.
+    /// Black's name (`PB`), up to 200 characters; control characters are dropped and the
+    /// name trimmed.
+    #[schema(max_length = 200)]
     pub black: Option<String>,
-    /// White's name.
+    /// White's name (`PW`), as `black`.
+    #[schema(max_length = 200)]
     pub white: Option<String>,
-    /// Black's rank (`BR`).
+    /// Black's rank (`BR`), as `black`.
+    #[schema(max_length = 200)]
     pub black_rank: Option<String>,
-    /// White's rank (`WR`).
+    /// White's rank (`WR`), as `black`.
+    #[schema(max_length = 200)]
     pub white_rank: Option<String>,
-    /// Event (`EV`).
+    /// Event (`EV`), as `black`.
+    #[schema(max_length = 200)]
     pub event: Option<String>,
-    /// Round (`RO`).
+    /// Round (`RO`), as `black`.
+    #[schema(max_length = 200)]
     pub round: Option<String>,
-    /// Time system, e.g. `main=60m cn=5x60s` (none: no clock).
+    /// Time system: words `main=60m`, `cn=5x60s` (Chinese counting), `jp=3x30s` (byo-yomi),
+    /// `ca=10/300s` (Canadian), `fischer=10s` or `fischer=10s/20m` (with a cap), durations in
+    /// `h`, `m`, `s`; empty or `none`: no clock. Limits the pattern does not say are answered
+    /// 422 with the reason: at most 100 h and 10,000 periods, no word twice, periods longer
+    /// than 0 s, a main time for Fischer.
+    #[schema(
+        pattern = r"^(|none|\s*((main|cn|jp|ca|fischer)=[0-9.hmsx/]+\s+)*(main|cn|jp|ca|fischer)=[0-9.hmsx/]+\s*)$"
+    )]
     pub time: Option<String>,
-    /// Referee profile: `cn2002` (default: the service's) or `cn1988`.
+    /// Referee profile: `cn2002` or `cn1988` (default: the service's).
+    #[schema(schema_with = profile_schema)]
     pub profile: Option<String>,
-    /// Public broadcast delay for this game, moves.
+    /// Public broadcast delay for this game, moves; at most 1000.
+    #[schema(minimum = 0, maximum = 1000)]
     pub delay_moves: Option<u32>,
-    /// Public broadcast delay for this game, seconds.
+    /// Public broadcast delay for this game, seconds; at most 86,400 (24 h).
+    #[schema(minimum = 0, maximum = 86400)]
     pub delay_s: Option<u32>,
     /// Must be `true` to replace a game in progress (moves played, no result): that game ends
     /// without a result and its record is kept in `GET games`. Otherwise 409.
     pub replace: Option<bool>,
+}
+
+/// `NewGame::size`'s schema: 9, 13, 19 or null.
+fn size_schema() -> Object {
+    nullable_enum(
+        Type::Integer,
+        [9, 13, 19].map(serde_json::Value::from),
+        "9, 13 or 19 (default 19)",
+    )
+}
+
+/// `NewGame::handicap`'s schema: 0, 2–9 or null.
+fn handicap_schema() -> Object {
+    let stones = std::iter::once(0).chain(2..=9).map(serde_json::Value::from);
+    nullable_enum(
+        Type::Integer,
+        stones,
+        "free handicap stones, 0 or 2–9 (default 0)",
+    )
+}
+
+/// `NewGame::profile`'s schema.
+fn profile_schema() -> Object {
+    nullable_enum(
+        Type::String,
+        ["cn2002", "cn1988"].map(serde_json::Value::from),
+        "referee profile: `cn2002` or `cn1988` (default: the service's)",
+    )
+}
+
+/// A schema of `values` (of `of`) or null.
+fn nullable_enum(
+    of: Type,
+    values: impl IntoIterator<Item = serde_json::Value>,
+    description: &str,
+) -> Object {
+    ObjectBuilder::new()
+        .schema_type(SchemaType::from_iter([of, Type::Null]))
+        .enum_values(Some(values.into_iter().chain([serde_json::Value::Null])))
+        .description(Some(description))
+        .build()
+}
+
+/// A GTP point (`D4`, any case, row 1–19; spaces around it are trimmed), the pattern of every
+/// point in a request.
+const GTP_POINT: &str = r"^\s*[A-HJ-Ta-hj-t](0?[1-9]|1[0-9])\s*$";
+
+/// A GTP point's schema.
+fn gtp_point() -> ObjectBuilder {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .pattern(Some(GTP_POINT))
+}
+
+/// `Correct::point`'s schema: a GTP point or null.
+fn correct_point_schema() -> Object {
+    gtp_point()
+        .schema_type(SchemaType::from_iter([Type::String, Type::Null]))
+        .description(Some("the right point (GTP, e.g. `D4`), or null for a pass"))
+        .build()
+}
+
+/// `Count::dead`'s schema: up to 361 GTP points, or null.
+fn dead_schema() -> Array {
+    ArrayBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::Array, Type::Null]))
+        .items(gtp_point().build())
+        .max_items(Some(361))
+        .description(Some(
+            "the dead stones as agreed (GTP, e.g. `D4`), or null for the proposal",
+        ))
+        .build()
+}
+
+/// The point `text` on this game's `size` × `size` board: 422 when it is not a GTP point of a
+/// 19×19 board, 409 when it is but lies off this smaller board.
+fn point_on(text: &str, size: u8) -> Result<Point, Box<Response>> {
+    Point::from_gtp(text, size).map_err(|e| {
+        let status = match e {
+            // On the largest board, but not on this one.
+            CoordError::OutsideBoard { .. } if Point::from_gtp(text, 19).is_ok() => {
+                StatusCode::CONFLICT
+            }
+            _ => StatusCode::UNPROCESSABLE_ENTITY,
+        };
+        Box::new(error(status, e.to_string()))
+    })
 }
 
 impl NewGame {
@@ -208,7 +350,7 @@ impl NewGame {
     }
 }
 
-#[utoipa::path(post, path = "/api/v1/games", request_body = NewGame, security(("bearer" = [])), responses((status = 401, description = "no or wrong token", body = ErrorBody), (status = 400, description = "not JSON", body = ErrorBody), (status = 422, description = "wrong values", body = ErrorBody), (status = 409, description = "the rules refuse it", body = ErrorBody), (status = 413, description = "body too large"), (status = 200, description = "done", body = OkBody)))]
+#[utoipa::path(post, path = "/api/v1/games", request_body = NewGame, responses((status = 200, description = "done (GET state shows the change)", body = OkBody), (status = 409, description = "a game is in progress (send `replace`), or the board is of another size", body = ErrorBody), (status = 422, description = "a wrong value (the reason): the time control's limits (at most 100 h, 10,000 periods, no word twice, periods longer than 0 s) are checked here", body = ErrorBody)))]
 pub(super) async fn new_game(
     State(shared): State<Arc<Shared>>,
     Body(body): Body<NewGame>,
@@ -273,7 +415,7 @@ pub enum RulingName {
     Accept,
 }
 
-#[utoipa::path(post, path = "/api/v1/violations/{id}/resolve", params(("id" = u32, Path, description = "violation id")), request_body = Resolve, security(("bearer" = [])), responses((status = 401, description = "no or wrong token", body = ErrorBody), (status = 400, description = "not JSON", body = ErrorBody), (status = 422, description = "wrong values", body = ErrorBody), (status = 409, description = "the rules refuse it", body = ErrorBody), (status = 413, description = "body too large"), (status = 200, description = "done", body = OkBody)))]
+#[utoipa::path(post, path = "/api/v1/violations/{id}/resolve", params(("id" = u32, Path, description = "violation id")), request_body = Resolve, responses((status = 200, description = "done (GET state shows the change)", body = OkBody), (status = 409, description = "the rules or the game's state refuse it (the reason)", body = ErrorBody), (status = 404, description = "no open violation with this id", body = ErrorBody)))]
 pub(super) async fn resolve(
     State(shared): State<Arc<Shared>>,
     id: Result<Path<u32>, PathRejection>,
@@ -296,11 +438,12 @@ pub(super) async fn resolve(
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Choose {
-    /// Index of the explanation in `GET state`'s `ambiguous`.
+    /// Index of the explanation in `GET state`'s `ambiguous` (409 when there is none with it).
+    #[schema(minimum = 0, maximum = 1000)]
     pub index: usize,
 }
 
-#[utoipa::path(post, path = "/api/v1/ambiguous/choose", request_body = Choose, security(("bearer" = [])), responses((status = 401, description = "no or wrong token", body = ErrorBody), (status = 400, description = "not JSON", body = ErrorBody), (status = 422, description = "wrong values", body = ErrorBody), (status = 409, description = "the rules refuse it", body = ErrorBody), (status = 413, description = "body too large"), (status = 200, description = "done", body = OkBody)))]
+#[utoipa::path(post, path = "/api/v1/ambiguous/choose", request_body = Choose, responses((status = 200, description = "done (GET state shows the change)", body = OkBody), (status = 409, description = "the rules or the game's state refuse it (the reason)", body = ErrorBody)))]
 pub(super) async fn choose(
     State(shared): State<Arc<Shared>>,
     Body(body): Body<Choose>,
@@ -312,11 +455,12 @@ pub(super) async fn choose(
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Correct {
-    /// The right point (GTP), or null for a pass.
+    /// The right point (GTP, e.g. `D4`), or null for a pass.
+    #[schema(schema_with = correct_point_schema)]
     pub point: Option<String>,
 }
 
-#[utoipa::path(post, path = "/api/v1/moves/{number}/correct", params(("number" = u32, Path, description = "move number, from 1")), request_body = Correct, security(("bearer" = [])), responses((status = 401, description = "no or wrong token", body = ErrorBody), (status = 400, description = "not JSON", body = ErrorBody), (status = 422, description = "wrong values", body = ErrorBody), (status = 409, description = "the rules refuse it", body = ErrorBody), (status = 413, description = "body too large"), (status = 200, description = "done", body = OkBody)))]
+#[utoipa::path(post, path = "/api/v1/moves/{number}/correct", params(("number" = u32, Path, description = "move number, from 1")), request_body = Correct, responses((status = 200, description = "done (GET state shows the change)", body = OkBody), (status = 409, description = "the rules refuse it (the reason), or the point is not on this game's board", body = ErrorBody), (status = 404, description = "no move with this number", body = ErrorBody)))]
 pub(super) async fn correct(
     State(shared): State<Arc<Shared>>,
     number: Result<Path<u32>, PathRejection>,
@@ -329,10 +473,10 @@ pub(super) async fn correct(
         );
     };
     let size = shared.snapshot().state.size;
-    let point = match body.point.as_deref().map(|p| Point::from_gtp(p, size)) {
+    let point = match body.point.as_deref().map(|p| point_on(p, size)) {
         None => None,
         Some(Ok(p)) => Some(p),
-        Some(Err(e)) => return error(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()),
+        Some(Err(resp)) => return *resp,
     };
     apply(&shared, Command::CorrectMove { number, point }).await
 }
@@ -343,11 +487,12 @@ pub(super) async fn correct(
 pub struct Warn {
     /// The warned side.
     pub color: Side,
-    /// Why, for the record.
+    /// Why, for the record: 1–500 characters, not only spaces.
+    #[schema(min_length = 1, max_length = 500, pattern = r"\S")]
     pub reason: String,
 }
 
-#[utoipa::path(post, path = "/api/v1/warnings", request_body = Warn, security(("bearer" = [])), responses((status = 401, description = "no or wrong token", body = ErrorBody), (status = 400, description = "not JSON", body = ErrorBody), (status = 422, description = "wrong values", body = ErrorBody), (status = 409, description = "the rules refuse it", body = ErrorBody), (status = 413, description = "body too large"), (status = 200, description = "done", body = OkBody)))]
+#[utoipa::path(post, path = "/api/v1/warnings", request_body = Warn, responses((status = 200, description = "done (GET state shows the change)", body = OkBody), (status = 409, description = "the rules or the game's state refuse it (the reason)", body = ErrorBody)))]
 pub(super) async fn warn(State(shared): State<Arc<Shared>>, Body(body): Body<Warn>) -> Response {
     if body.reason.trim().is_empty() || body.reason.chars().count() > 500 {
         return error(
@@ -365,12 +510,12 @@ pub(super) async fn warn(State(shared): State<Arc<Shared>>, Body(body): Body<War
     .await
 }
 
-#[utoipa::path(post, path = "/api/v1/clock/pause", security(("bearer" = [])), responses((status = 401, description = "no or wrong token", body = ErrorBody), (status = 400, description = "not JSON", body = ErrorBody), (status = 422, description = "wrong values", body = ErrorBody), (status = 409, description = "the rules refuse it", body = ErrorBody), (status = 413, description = "body too large"), (status = 200, description = "done", body = OkBody)))]
+#[utoipa::path(post, path = "/api/v1/clock/pause", responses((status = 200, description = "done (GET state shows the change)", body = OkBody), (status = 409, description = "the rules or the game's state refuse it (the reason)", body = ErrorBody)))]
 pub(super) async fn pause(State(shared): State<Arc<Shared>>) -> Response {
     apply(&shared, Command::Pause).await
 }
 
-#[utoipa::path(post, path = "/api/v1/clock/resume", security(("bearer" = [])), responses((status = 401, description = "no or wrong token", body = ErrorBody), (status = 400, description = "not JSON", body = ErrorBody), (status = 422, description = "wrong values", body = ErrorBody), (status = 409, description = "the rules refuse it", body = ErrorBody), (status = 413, description = "body too large"), (status = 200, description = "done", body = OkBody)))]
+#[utoipa::path(post, path = "/api/v1/clock/resume", responses((status = 200, description = "done (GET state shows the change)", body = OkBody), (status = 409, description = "the rules or the game's state refuse it (the reason)", body = ErrorBody)))]
 pub(super) async fn resume(State(shared): State<Arc<Shared>>) -> Response {
     apply(&shared, Command::Resume).await
 }
@@ -382,10 +527,11 @@ pub struct Adjust {
     /// The side whose clock changes.
     pub color: Side,
     /// Main time given (positive) or taken (negative), ms; at most 24 h either way.
+    #[schema(minimum = -86_400_000, maximum = 86_400_000)]
     pub delta_ms: i64,
 }
 
-#[utoipa::path(post, path = "/api/v1/clock/adjust", request_body = Adjust, security(("bearer" = [])), responses((status = 401, description = "no or wrong token", body = ErrorBody), (status = 400, description = "not JSON", body = ErrorBody), (status = 422, description = "wrong values", body = ErrorBody), (status = 409, description = "the rules refuse it", body = ErrorBody), (status = 413, description = "body too large"), (status = 200, description = "done", body = OkBody)))]
+#[utoipa::path(post, path = "/api/v1/clock/adjust", request_body = Adjust, responses((status = 200, description = "done (GET state shows the change)", body = OkBody), (status = 409, description = "the rules or the game's state refuse it (the reason)", body = ErrorBody)))]
 pub(super) async fn adjust(
     State(shared): State<Arc<Shared>>,
     Body(body): Body<Adjust>,
@@ -435,7 +581,7 @@ pub enum Decision {
     NoResult,
 }
 
-#[utoipa::path(post, path = "/api/v1/result", request_body = Decide, security(("bearer" = [])), responses((status = 401, description = "no or wrong token", body = ErrorBody), (status = 400, description = "not JSON", body = ErrorBody), (status = 422, description = "wrong values", body = ErrorBody), (status = 409, description = "the rules refuse it", body = ErrorBody), (status = 413, description = "body too large"), (status = 200, description = "done", body = OkBody)))]
+#[utoipa::path(post, path = "/api/v1/result", request_body = Decide, responses((status = 200, description = "done (GET state shows the change)", body = OkBody), (status = 409, description = "the rules or the game's state refuse it (the reason)", body = ErrorBody)))]
 pub(super) async fn result(
     State(shared): State<Arc<Shared>>,
     Body(body): Body<Decide>,
@@ -462,11 +608,12 @@ pub(super) async fn result(
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Count {
-    /// The dead stones as agreed (GTP), or null for the proposal.
+    /// The dead stones as agreed (GTP, e.g. `D4`), or null for the proposal.
+    #[schema(schema_with = dead_schema)]
     pub dead: Option<Vec<String>>,
 }
 
-#[utoipa::path(post, path = "/api/v1/count", request_body = Count, security(("bearer" = [])), responses((status = 401, description = "no or wrong token", body = ErrorBody), (status = 400, description = "not JSON", body = ErrorBody), (status = 422, description = "wrong values", body = ErrorBody), (status = 409, description = "the rules refuse it", body = ErrorBody), (status = 413, description = "body too large"), (status = 200, description = "done", body = OkBody)))]
+#[utoipa::path(post, path = "/api/v1/count", request_body = Count, responses((status = 200, description = "done (GET state shows the change)", body = OkBody), (status = 409, description = "not counting now, or a point not on this game's board or not a stone", body = ErrorBody)))]
 pub(super) async fn count(State(shared): State<Arc<Shared>>, Body(body): Body<Count>) -> Response {
     let size = shared.snapshot().state.size;
     let dead = match body.dead {
@@ -474,9 +621,9 @@ pub(super) async fn count(State(shared): State<Arc<Shared>>, Body(body): Body<Co
         Some(points) => {
             let mut out = Vec::with_capacity(points.len());
             for p in &points {
-                match Point::from_gtp(p, size) {
+                match point_on(p, size) {
                     Ok(p) => out.push(p),
-                    Err(e) => return error(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()),
+                    Err(resp) => return *resp,
                 }
             }
             Some(out)
@@ -493,7 +640,7 @@ pub struct Dispute {
     pub claimant: Side,
 }
 
-#[utoipa::path(post, path = "/api/v1/count/dispute", request_body = Dispute, security(("bearer" = [])), responses((status = 401, description = "no or wrong token", body = ErrorBody), (status = 400, description = "not JSON", body = ErrorBody), (status = 422, description = "wrong values", body = ErrorBody), (status = 409, description = "the rules refuse it", body = ErrorBody), (status = 413, description = "body too large"), (status = 200, description = "done", body = OkBody)))]
+#[utoipa::path(post, path = "/api/v1/count/dispute", request_body = Dispute, responses((status = 200, description = "done (GET state shows the change)", body = OkBody), (status = 409, description = "the rules or the game's state refuse it (the reason)", body = ErrorBody)))]
 pub(super) async fn dispute(
     State(shared): State<Arc<Shared>>,
     Body(body): Body<Dispute>,
@@ -509,7 +656,7 @@ fn check_delay(d: &crate::daemon::delay::DelaySettings) -> Result<(), String> {
 }
 
 /// `POST broadcast`: sets the public broadcast delay.
-#[utoipa::path(post, path = "/api/v1/broadcast", request_body = crate::daemon::delay::DelaySettings, security(("bearer" = [])), responses((status = 401, description = "no or wrong token", body = ErrorBody), (status = 400, description = "not JSON", body = ErrorBody), (status = 422, description = "wrong values", body = ErrorBody), (status = 409, description = "the rules refuse it", body = ErrorBody), (status = 413, description = "body too large"), (status = 200, description = "done", body = OkBody)))]
+#[utoipa::path(post, path = "/api/v1/broadcast", request_body = crate::daemon::delay::DelaySettings, responses((status = 200, description = "the delay now in force", body = crate::daemon::delay::DelaySettings)))]
 pub(super) async fn set_broadcast(
     State(shared): State<Arc<Shared>>,
     Body(body): Body<crate::daemon::delay::DelaySettings>,

@@ -16,6 +16,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::rejection::QueryRejection;
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -26,6 +27,20 @@ use tokio::sync::broadcast::{self, error::RecvError};
 
 use crate::daemon::Shared;
 use crate::event::Event;
+
+/// One message of `GET /api/v1/events` (Server-Sent Events), as the OpenAPI document
+/// describes it.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)] // only its schema is used
+pub(super) struct SseMessage {
+    /// The event's `seq`.
+    #[schema(pattern = "^[0-9]+$")]
+    id: String,
+    /// The event as JSON: `seq` (unique, increasing), `t_ms` (ms since the service started),
+    /// `kind` and the kind's fields (DESIGN.md "Events").
+    #[schema(content_media_type = "application/json")]
+    data: String,
+}
 
 /// A 503 when [`super::Limits::feed_followers`] clients (SSE and WebSocket together) already
 /// follow the feeds, so followers can never take every connection from ordinary requests.
@@ -62,18 +77,23 @@ pub(super) fn since_param(query: Pairs) -> Result<Option<u64>, Box<Response>> {
     let Query(pairs) = query.map_err(|e| bad(e.body_text()))?;
     match pairs.iter().rev().find(|(k, _)| k == "since") {
         None => Ok(None),
-        Some((_, value)) => value.trim().parse::<u64>().map(Some).map_err(|_| {
-            bad(format!(
-                "since={value:?}: use the seq or number of the last one received (a whole number)"
-            ))
-        }),
+        Some((_, value)) => value
+            .parse::<u64>()
+            .ok()
+            .filter(|&n| i64::try_from(n).is_ok())
+            .map(Some)
+            .ok_or_else(|| {
+                bad(format!(
+                    "since={value:?}: use the seq or number of the last one received (a whole number from 0 to 2^63 − 1)"
+                ))
+            }),
     }
 }
 
 /// `GET /api/v1/events[?since=N]`, header `Last-Event-ID: N`: every event after `N`, then
 /// the live ones. A `Last-Event-ID` that is not a number is ignored (browsers send what they
 /// got); a bad `since` is a 400.
-#[utoipa::path(get, path = "/api/v1/events", params(("since" = Option<u64>, Query, description = "resume after this seq (or the Last-Event-ID header)")), responses((status = 200, description = "Server-Sent Events: one event object (DESIGN.md events; `seq`, `t_ms`, `kind`, …) per message, id = seq", content_type = "text/event-stream", body = String), (status = 400, body = super::ErrorBody)))]
+#[utoipa::path(get, path = "/api/v1/events", params(("since" = Option<u64>, Query, minimum = 0, description = "resume after this seq (the Last-Event-ID header wins when both are sent)"), ("Last-Event-ID" = Option<String>, Header, description = "resume after this seq (browsers send it when they reconnect; ignored when not a whole number)")), responses((status = 200, description = "Server-Sent Events, without end: each message's `id` is the event's seq and its `data` the event as JSON; a comment every 15 s keeps the connection open", content_type = "text/event-stream", body = SseMessage), (status = 400, description = "`since` is not a whole number from 0 to 2^63 − 1", body = super::ErrorBody), (status = 503, description = "the most followers (`[api] feed_followers`) already follow the feeds; Retry-After says when to try again", body = super::ErrorBody)))]
 pub(super) async fn sse(
     State(shared): State<Arc<Shared>>,
     axum::Extension(limits): axum::Extension<super::Limits>,
@@ -103,13 +123,13 @@ pub(super) async fn sse(
 
 /// `GET /api/v1/ws[?since=N]`: the same feed over a WebSocket, one event per text message.
 /// Messages from the client are ignored (pings are answered by the library).
-#[utoipa::path(get, path = "/api/v1/ws", params(("since" = Option<u64>, Query, description = "resume after this seq")), responses((status = 101, description = "WebSocket: the same events as /api/v1/events, one JSON text message each"), (status = 400, body = super::ErrorBody)))]
+#[utoipa::path(get, path = "/api/v1/ws", params(("since" = Option<u64>, Query, minimum = 0, description = "resume after this seq")), responses((status = 101, description = "WebSocket: the same events as /api/v1/events, one JSON text message each"), (status = 400, description = "`since` is not a whole number from 0 to 2^63 − 1, or a WebSocket handshake with a wrong header", body = super::ErrorBody), (status = 426, description = "not a WebSocket handshake (`Upgrade: websocket` is required)", body = super::ErrorBody), (status = 503, description = "the most followers (`[api] feed_followers`) already follow the feeds; Retry-After says when to try again", body = super::ErrorBody)))]
 pub(super) async fn ws(
     State(shared): State<Arc<Shared>>,
     axum::Extension(limits): axum::Extension<super::Limits>,
     headers: HeaderMap,
     query: Pairs,
-    upgrade: WebSocketUpgrade,
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
     let public = !super::is_referee(&shared, &headers);
     if let Some(full) = feeds_full(&shared, &limits) {
@@ -119,10 +139,45 @@ pub(super) async fn ws(
         Ok(s) => s.unwrap_or(0),
         Err(resp) => return *resp,
     };
+    let upgrade = match upgrade {
+        Ok(upgrade) => upgrade,
+        Err(rejection) => return not_a_websocket(&rejection),
+    };
     upgrade
         .max_message_size(64 * 1024)
         .on_upgrade(move |socket| follow(socket, shared, after, public))
         .into_response()
+}
+
+/// The answer to a request on the WebSocket route that is not a WebSocket handshake: 426
+/// Upgrade Required with `Upgrade: websocket` when it asks for no upgrade (a plain GET, RFC
+/// 9110 §15.5.22), 400 for a handshake with a wrong header; a JSON error either way.
+fn not_a_websocket(rejection: &WebSocketUpgradeRejection) -> Response {
+    let plain = matches!(
+        rejection,
+        WebSocketUpgradeRejection::InvalidConnectionHeader(_)
+            | WebSocketUpgradeRejection::InvalidUpgradeHeader(_)
+            | WebSocketUpgradeRejection::ConnectionNotUpgradable(_)
+    );
+    let status = if plain {
+        StatusCode::UPGRADE_REQUIRED
+    } else {
+        rejection.status()
+    };
+    let mut resp = super::error(
+        status,
+        format!(
+            "{}: this is the WebSocket feed (GET with `Connection: Upgrade`, `Upgrade: websocket`); /api/v1/events is the same feed as Server-Sent Events",
+            rejection.body_text()
+        ),
+    );
+    if plain {
+        resp.headers_mut().insert(
+            axum::http::header::UPGRADE,
+            axum::http::HeaderValue::from_static("websocket"),
+        );
+    }
+    resp
 }
 
 async fn follow(mut socket: WebSocket, shared: Arc<Shared>, after: u64, public: bool) {

@@ -208,7 +208,7 @@ pub fn render(shared: &Shared, referee: bool) -> String {
         "storage_ok",
         "gauge",
         "1 while the record is written to the disk; 0 while the store or current.sgf cannot be written (disk full, read-only): the game goes on in memory (storage_error in GET state).",
-        &[("", if snap.storage_error.is_none() { 1.0 } else { 0.0 })],
+        &[("", if snap.state.storage_error.is_none() { 1.0 } else { 0.0 })],
     );
     out
 }

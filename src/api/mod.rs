@@ -17,7 +17,7 @@
 //! * `GET /api/v1/leds` — the LED frame being shown: each lit point's role, every point's
 //!   colour, the palette with its effects, the driver and whether the LEDs show it
 //!   ([`crate::daemon::LedsSnapshot`]); 404 when the service drives no LEDs.
-//! * `GET /` — the live page.
+//! * `GET /` — the live page (`page.rs`); `GET /favicon.ico` (and `.svg`) its icon.
 //!
 //! Handlers only read the shared snapshot and event log; no lock is held across an `.await`.
 
@@ -25,6 +25,7 @@ pub mod actions;
 mod events;
 pub mod metrics;
 mod openapi;
+mod page;
 pub mod server;
 pub use server::Limits;
 pub mod token;
@@ -35,7 +36,7 @@ use std::sync::Arc;
 use axum::extract::{DefaultBodyLimit, Request, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::middleware::{self, Next};
-use axum::response::{Html, IntoResponse, Response};
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use tokio::net::TcpListener;
@@ -77,7 +78,9 @@ pub fn router(shared: Arc<Shared>, limits: Limits) -> Router {
         ))
         .layer(DefaultBodyLimit::max(actions::BODY_LIMIT));
     Router::new()
-        .route("/", get(index))
+        .route("/", get(page::index))
+        .route("/favicon.ico", get(page::favicon))
+        .route("/favicon.svg", get(page::favicon))
         .merge(reads)
         .merge(writes)
         .fallback(not_found)
@@ -128,7 +131,7 @@ async fn may_read(State(shared): State<Arc<Shared>>, req: Request, next: Next) -
 }
 
 /// `GET moves?since=N`: the moves after move `N` (all without `since`).
-#[utoipa::path(get, path = "/api/v1/moves", params(("since" = Option<u32>, Query, description = "only the moves after this number")), responses((status = 200, body = Vec<crate::session::MoveView>), (status = 400, body = ErrorBody)))]
+#[utoipa::path(get, path = "/api/v1/moves", params(("since" = Option<u64>, Query, minimum = 0, description = "only the moves after this move number (all without it)")), responses((status = 200, description = "the moves, in order", body = Vec<crate::session::MoveView>), (status = 400, description = "`since` is not a whole number from 0 to 2^63 − 1", body = ErrorBody)))]
 async fn moves(
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
@@ -223,8 +226,9 @@ impl Server {
     }
 }
 
-/// The state, with what only the shell knows added: why the link is not up
-/// (`link.error`) and a failure to write the record (`storage_error`).
+/// `GET state`: the live state, serialised once per snapshot ([`Snapshot::state_body`]).
+///
+/// [`Snapshot::state_body`]: crate::daemon::Snapshot::state_body
 #[utoipa::path(get, path = "/api/v1/state", responses((status = 200, description = "the live state (delayed for the public when a broadcast delay is set)", body = crate::session::StateView)))]
 async fn state(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
     let snap = shared.view(is_referee(&shared, &headers));
@@ -267,7 +271,7 @@ async fn game_sgf(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Resp
         .into_response()
 }
 
-#[utoipa::path(get, path = "/api/v1/leds", responses((status = 200, body = crate::daemon::LedsSnapshot), (status = 404, body = ErrorBody)))]
+#[utoipa::path(get, path = "/api/v1/leds", responses((status = 200, description = "the LED frame being shown", body = crate::daemon::LedsSnapshot), (status = 404, description = "the service drives no LEDs (`[leds] driver = \"none\"`), or no frame yet", body = ErrorBody)))]
 async fn leds(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
     match &shared.view(is_referee(&shared, &headers)).leds {
         Some(leds) => Json(leds).into_response(),
@@ -279,7 +283,7 @@ async fn leds(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response
 }
 
 /// `GET broadcast`: the public delay in force (`delay_moves`, `delay_s`).
-#[utoipa::path(get, path = "/api/v1/broadcast", responses((status = 200, body = crate::daemon::delay::DelaySettings)))]
+#[utoipa::path(get, path = "/api/v1/broadcast", responses((status = 200, description = "the public delay in force", body = crate::daemon::delay::DelaySettings)))]
 async fn broadcast(State(shared): State<Arc<Shared>>) -> Response {
     Json(shared.delay.settings()).into_response()
 }
@@ -307,7 +311,7 @@ fn hidden_game(shared: &Shared, headers: &HeaderMap) -> Option<String> {
 }
 
 /// `GET games/{id}.sgf`: one finished game's record.
-#[utoipa::path(get, path = "/api/v1/games/{id}.sgf", params(("id" = String, Path, description = "a game id from GET games")), responses((status = 200, content_type = "application/x-go-sgf", body = String), (status = 404, body = ErrorBody)))]
+#[utoipa::path(get, path = "/api/v1/games/{id}.sgf", params(("id" = String, Path, description = "a game id from GET games")), responses((status = 200, description = "the finished game's record, SGF FF[4] CA[UTF-8]", content_type = "application/x-go-sgf", body = String), (status = 404, description = "no finished game with this id (or the public may not see it yet)", body = ErrorBody)))]
 async fn game_file(
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
@@ -350,25 +354,3 @@ async fn not_allowed() -> Response {
 async fn not_found() -> Response {
     error(StatusCode::NOT_FOUND, "not found; see / for the API")
 }
-
-/// The live page, with the state (and LED frame) as of this request embedded so the board is
-/// drawn before any fetch — when reads are public or the request carries the token.
-async fn index(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Html<String> {
-    let referee = is_referee(&shared, &headers);
-    if !shared.access.public_reads && !referee {
-        return Html(INDEX.to_string());
-    }
-    let snap = shared.view(referee);
-    let initial = serde_json::json!({ "state": snap.state, "leds": snap.leds });
-    // Inside <script>: no "<" (a closing tag, a comment opener), ">" or "&" may reach the HTML
-    // parser; as JSON escapes they mean the same to the script.
-    let json = initial
-        .to_string()
-        .replace('<', "\\u003c")
-        .replace('>', "\\u003e")
-        .replace('&', "\\u0026");
-    Html(INDEX.replacen("/*INITIAL*/null", &json, 1))
-}
-
-/// The live page: the board, both clocks (counting down from the state) and the last call.
-const INDEX: &str = include_str!("index.html");

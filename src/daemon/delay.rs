@@ -19,11 +19,13 @@ use super::Snapshot;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DelaySettings {
-    /// Public views lag this many moves (and passes) behind the game.
+    /// Public views lag this many moves (and passes) behind the game; at most 1000.
     #[serde(default)]
+    #[schema(minimum = 0, maximum = 1000)]
     pub delay_moves: u32,
-    /// Public views lag this many seconds behind the game.
+    /// Public views lag this many seconds behind the game; at most 86,400 (24 h).
     #[serde(default)]
+    #[schema(minimum = 0, maximum = 86400)]
     pub delay_s: u32,
 }
 
@@ -155,8 +157,6 @@ mod tests {
             moves: Vec::new(),
             link: Default::default(),
             session: Default::default(),
-            link_error: None,
-            storage_error: None,
             leds: None,
             last_seq: seq,
             state_body: Default::default(),

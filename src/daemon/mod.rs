@@ -298,14 +298,14 @@ fn keep_earlier_record(dir: &std::path::Path) -> Result<(), DaemonError> {
 }
 
 fn snapshot_of(session: &Session, link_error: Option<String>, connection: &Connection) -> Snapshot {
+    let mut state = session.state();
+    state.link.error = link_error;
     Snapshot {
-        state: session.state(),
+        state,
         sgf: session.record().to_sgf(),
         moves: crate::session::move_views(session.record()),
         link: connection.stats(),
         session: session.stats(),
-        link_error,
-        storage_error: None,
         leds: None,
         last_seq: 0,
         state_body: Default::default(),
@@ -648,7 +648,7 @@ impl SessionTask {
 
     fn publish(&mut self) {
         let mut snap = snapshot_of(&self.session, self.link_error.clone(), &self.connection);
-        snap.storage_error = self.storage_alert();
+        snap.state.storage_error = self.storage_alert();
         snap.leds = self
             .leds
             .as_ref()

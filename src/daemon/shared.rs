@@ -23,10 +23,6 @@ pub struct Snapshot {
     pub link: LinkStats,
     /// Session counters.
     pub session: SessionStats,
-    /// The last problem opening the device or with the handshake, if the link is not up.
-    pub link_error: Option<String>,
-    /// The last problem writing the record, while it lasts (the game goes on in memory).
-    pub storage_error: Option<String>,
     /// `GET /api/v1/leds`: the LED frame being shown (none without LEDs).
     pub leds: Option<super::LedsSnapshot>,
     /// The `seq` of the last event this snapshot includes (0: none): a feed that starts from
@@ -38,22 +34,12 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
-    /// `GET /api/v1/state`'s JSON body: [`Snapshot::state`] with what only the shell knows
-    /// added — why the link is not up (`link.error`) and a failure to write the record
-    /// (`storage_error`). Serialised once per snapshot, on first use; every reader of the
-    /// snapshot then shares the same bytes.
+    /// `GET /api/v1/state`'s JSON body: [`Snapshot::state`] (its `link.error` and
+    /// `storage_error` filled by the shell). Serialised once per snapshot, on first use; every
+    /// reader of the snapshot then shares the same bytes.
     pub fn state_body(&self) -> bytes::Bytes {
         self.state_body
-            .get_or_init(|| {
-                let mut value = serde_json::to_value(&self.state).unwrap_or_default();
-                if let Some(link) = value.get_mut("link").and_then(|l| l.as_object_mut()) {
-                    link.insert("error".into(), self.link_error.clone().into());
-                }
-                if let Some(obj) = value.as_object_mut() {
-                    obj.insert("storage_error".into(), self.storage_error.clone().into());
-                }
-                serde_json::to_vec(&value).unwrap_or_default().into()
-            })
+            .get_or_init(|| serde_json::to_vec(&self.state).unwrap_or_default().into())
             .clone()
     }
 }
@@ -336,14 +322,15 @@ mod tests {
             &crate::referee::GameSetup::even(9),
         )
         .unwrap();
+        let mut state = session.state();
+        state.link.error = Some("waiting for the board".into());
+        state.storage_error = Some("disk full".into());
         let snap = Snapshot {
-            state: session.state(),
+            state,
             sgf: String::new(),
             moves: Vec::new(),
             link: Default::default(),
             session: Default::default(),
-            link_error: Some("waiting for the board".into()),
-            storage_error: Some("disk full".into()),
             leds: None,
             last_seq: 0,
             state_body: Default::default(),
@@ -351,10 +338,9 @@ mod tests {
         let (a, b) = (snap.state_body(), snap.state_body());
         assert_eq!(a.as_ptr(), b.as_ptr(), "the same bytes, not made again");
         let value: serde_json::Value = serde_json::from_slice(&a).unwrap();
-        let mut want = serde_json::to_value(&snap.state).unwrap();
-        want["link"]["error"] = "waiting for the board".into();
-        want["storage_error"] = "disk full".into();
-        assert_eq!(value, want);
+        assert_eq!(value, serde_json::to_value(&snap.state).unwrap());
+        assert_eq!(value["link"]["error"], "waiting for the board");
+        assert_eq!(value["storage_error"], "disk full");
         assert_eq!(value["size"], 9);
     }
 

@@ -39,6 +39,10 @@ pub struct LinkView {
     pub scans: u64,
     /// Counter of the last scan taken in since the handshake.
     pub last_scan_counter: Option<u32>,
+    /// While the link is not up: the last problem opening the device or with the handshake
+    /// (`waiting for the board: …`), else null. Filled by the service's shell (the session
+    /// does not see the device).
+    pub error: Option<String>,
 }
 
 /// An open violation, as the API shows it.
@@ -150,6 +154,9 @@ pub struct StateView {
     pub committed: bool,
     /// Game information.
     pub game: GameView,
+    /// While writing the record fails: why (the game goes on in memory and is written as soon
+    /// as the storage works again), else null. Filled by the service's shell.
+    pub storage_error: Option<String>,
 }
 
 /// A board held for the referee (`GET state`'s `held`).
@@ -195,6 +202,7 @@ pub(super) fn view(session: &Session) -> StateView {
             firmware_version: session.link.map(|l| l.firmware_version),
             scans: stats.scans,
             last_scan_counter: stats.last_scan_counter,
+            error: None,
         },
         last_move: game.last_move().map(|(color, point)| LastMove {
             color,
@@ -278,5 +286,6 @@ pub(super) fn view(session: &Session) -> StateView {
             date: info.date.clone(),
             result: info.result.clone(),
         },
+        storage_error: None,
     }
 }

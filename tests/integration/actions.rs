@@ -79,6 +79,36 @@ fn actions_need_the_token_and_bad_requests_change_nothing() {
                 422,
                 "Z99",
             ),
+            // A GTP point off this 9×9 board: the state refuses it, the syntax is right.
+            (
+                rig.url("/api/v1/moves/1/correct"),
+                Some(TEST_TOKEN),
+                r#"{"point":"T19"}"#.into(),
+                409,
+                "outside the 9×9 board",
+            ),
+            (
+                rig.url("/api/v1/count"),
+                Some(TEST_TOKEN),
+                r#"{"dead":["A1","K10"]}"#.into(),
+                409,
+                "outside the 9×9 board",
+            ),
+            // serde would read a struct from an array of its fields: objects only.
+            (
+                rig.url("/api/v1/broadcast"),
+                Some(TEST_TOKEN),
+                "[]".into(),
+                422,
+                "object",
+            ),
+            (
+                rig.url("/api/v1/broadcast"),
+                Some(TEST_TOKEN),
+                "[5, 0]".into(),
+                422,
+                "object",
+            ),
             (
                 rig.url("/api/v1/clock/adjust"),
                 Some(TEST_TOKEN),
@@ -136,6 +166,22 @@ fn actions_need_the_token_and_bad_requests_change_nothing() {
                 assert!(v["error"].is_string(), "a JSON error: {text}");
             }
         }
+        // A body not sent as JSON: 415, and said so in JSON.
+        for content_type in [None, Some("text/plain"), Some("application/jsonx")] {
+            let mut req = client
+                .post(rig.url("/api/v1/broadcast"))
+                .bearer_auth(TEST_TOKEN)
+                .body(r#"{"delay_moves":5}"#);
+            if let Some(t) = content_type {
+                req = req.header("content-type", t);
+            }
+            let resp = req.send().await.unwrap();
+            assert_eq!(resp.status().as_u16(), 415, "{content_type:?}");
+            let v: Value = resp.json().await.unwrap();
+            assert!(v["error"].as_str().unwrap().contains("application/json"), "{v}");
+        }
+        let got: Value = rig.get_json("/api/v1/broadcast", false).await;
+        assert_eq!(got, json!({"delay_moves": 0, "delay_s": 0}), "no delay was set");
         // Nothing changed.
         let after = state(&rig).await;
         assert_eq!(after["violations"], before["violations"]);
@@ -263,6 +309,39 @@ fn the_openapi_document_describes_every_route() {
             assert!(schemas.contains_key(s), "schema {s}");
         }
         assert!(schemas["StateView"]["properties"]["board"].is_object());
+        // What the shell adds to the state is in its schema, and served.
+        assert!(schemas["StateView"]["properties"]["storage_error"].is_object());
+        assert!(schemas["LinkView"]["properties"]["error"].is_object());
+        let state: Value = rig.get_json("/api/v1/state", false).await;
+        assert!(state.get("storage_error").is_some() && state["link"].get("error").is_some());
+        // POST broadcast answers the delay in force, as documented.
+        let delay = &paths["/api/v1/broadcast"]["post"]["responses"]["200"]["content"]
+            ["application/json"]["schema"]["$ref"];
+        assert_eq!(delay, "#/components/schemas/DelaySettings");
+        // Request schemas as strict as the server: sizes, names, GTP points.
+        let new_game = &schemas["NewGame"]["properties"];
+        assert_eq!(
+            new_game["size"]["enum"],
+            serde_json::json!([9, 13, 19, null])
+        );
+        assert_eq!(new_game["black"]["maxLength"], 200);
+        let correct = &schemas["Correct"]["properties"]["point"]["pattern"];
+        let pattern = regex::Regex::new(correct.as_str().unwrap()).unwrap();
+        for (p, ok) in [
+            ("D4", true),
+            ("t19", true),
+            (" A1 ", true),
+            ("I5", false),
+            ("A0", false),
+            ("A20", false),
+            ("pass", false),
+        ] {
+            assert_eq!(pattern.is_match(p), ok, "{p}");
+        }
+        assert_eq!(
+            paths["/api/v1/warnings"]["post"]["tags"],
+            serde_json::json!(["referee"])
+        );
         assert_eq!(
             doc["components"]["securitySchemes"]["bearer"]["scheme"],
             "bearer"

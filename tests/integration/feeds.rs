@@ -240,6 +240,19 @@ fn sse_resumes_across_a_correction_and_the_websocket_carries_the_same_feed() {
         assert_eq!(replay(&[snap[0].1.clone()], 9), board);
         let bad = reqwest::get(rig.url("/api/v1/ws?since=x")).await.unwrap();
         assert_eq!(bad.status().as_u16(), 400);
+        // A plain GET (no handshake): 426 Upgrade Required, in JSON, naming the SSE feed.
+        let plain = reqwest::get(rig.url("/api/v1/ws")).await.unwrap();
+        assert_eq!(plain.status().as_u16(), 426);
+        assert_eq!(plain.headers()["upgrade"], "websocket");
+        let v: Value = plain.json().await.unwrap();
+        assert!(
+            v["error"].as_str().unwrap().contains("/api/v1/events"),
+            "{v}"
+        );
+        let huge = reqwest::get(rig.url("/api/v1/moves?since=9223372036854775808"))
+            .await
+            .unwrap();
+        assert_eq!(huge.status().as_u16(), 400, "since past 2^63 − 1");
         rig.stop().await;
     });
 }

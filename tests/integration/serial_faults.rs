@@ -627,7 +627,7 @@ fn a_board_of_another_protocol_version_is_reported_and_never_makes_a_move() {
         assert_eq!(snap.link.version_mismatches, 1, "{:?}", snap.link);
         assert_eq!(snap.link.handshakes, 0);
         assert_eq!(snap.session.scans, 0);
-        let error = snap.link_error.clone().unwrap_or_default();
+        let error = snap.state.link.error.clone().unwrap_or_default();
         assert!(error.contains("refused protocol version"), "{error}");
         let kinds: Vec<String> = daemon
             .shared()

@@ -278,6 +278,7 @@ impl Rig {
             clock_hardware,
             None,
             PROTOCOL_VERSION,
+            true,
         )
         .await
     }
@@ -299,6 +300,7 @@ impl Rig {
             Default::default(),
             None,
             protocol_version,
+            true,
         )
         .await
     }
@@ -319,10 +321,32 @@ impl Rig {
             Default::default(),
             Some(data_dir),
             PROTOCOL_VERSION,
+            true,
         )
         .await
     }
 
+    /// [`Rig::start`] with `[api] public_reads = false`: every read needs the token.
+    pub async fn start_private(
+        source: smartgoban::sim::Source,
+        noise: NoiseModel,
+        seed: u64,
+        speed: Speed,
+    ) -> Rig {
+        Rig::launch(
+            source,
+            noise,
+            seed,
+            speed,
+            Default::default(),
+            None,
+            PROTOCOL_VERSION,
+            false,
+        )
+        .await
+    }
+
+    #[allow(clippy::too_many_arguments)]
     async fn launch(
         source: smartgoban::sim::Source,
         noise: NoiseModel,
@@ -331,6 +355,7 @@ impl Rig {
         clock_hardware: smartgoban::daemon::ClockHardware,
         data_dir: Option<PathBuf>,
         protocol_version: u8,
+        public_reads: bool,
     ) -> Rig {
         use smartgoban::cli::service::Service;
         use smartgoban::daemon::DaemonConfig;
@@ -362,7 +387,7 @@ impl Rig {
                 }),
                 access: smartgoban::daemon::ApiAccess {
                     token: Some(TEST_TOKEN.to_string()),
-                    public_reads: true,
+                    public_reads,
                 },
             },
             Some("127.0.0.1:0".parse().unwrap()),
