@@ -825,7 +825,10 @@ fn a_missed_capture_lights_exactly_the_stones_to_lift_on_the_virtual_board() {
             .text()
             .await
             .unwrap();
-        assert!(page.contains("fetch('/api/v1/leds')"));
+        assert!(
+            page.contains("read('/api/v1/leds')"),
+            "the page reads the frame (with the token when reads are private)"
+        );
         rig.stop().await;
     });
 }
