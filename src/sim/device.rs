@@ -132,7 +132,8 @@ impl SimHandle {
         self.done.recv_timeout(timeout).ok()
     }
 
-    /// The report, if the timeline is already played out.
+    /// The report, if the timeline is already played out. It is handed out once: later calls
+    /// answer `None` while the board goes on scanning its last position.
     pub fn try_done(&self) -> Option<SimReport> {
         self.done.try_recv().ok()
     }

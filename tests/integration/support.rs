@@ -479,15 +479,17 @@ pub async fn wait_played_out(
     shared: &smartgoban::daemon::Shared,
 ) -> Result<smartgoban::sim::SimReport, String> {
     use std::time::{Duration, Instant};
-    let mut progress = (board().1, Instant::now());
+    // `try_done` hands its report out once: every answer of `board` is looked at (a report
+    // dropped here would leave the wait on a board that keeps scanning and never reports again).
+    let mut progress: Option<(u32, Instant)> = None;
     let report = loop {
         let (done, counter) = board();
         if let Some(r) = done {
             break r;
         }
-        if counter != progress.0 {
-            progress = (counter, Instant::now());
-        } else if progress.1.elapsed() > STALL {
+        if progress.is_none_or(|(last, _)| last != counter) {
+            progress = Some((counter, Instant::now()));
+        } else if progress.is_some_and(|(_, at)| at.elapsed() > STALL) {
             return Err(format!(
                 "the virtual board never played its timeline out: no scan for {STALL:?} \
                  (last scan counter {counter})"
