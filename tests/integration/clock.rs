@@ -5,7 +5,7 @@
 use serde_json::Value;
 use smartgoban::sim::NoiseModel;
 
-use crate::support::{of_kind, play_script, play_script_on, rt, Rig};
+use crate::support::{of_kind, play_script, play_script_on, rt, Rig, RigOptions};
 
 fn calls(events: &[Value]) -> Vec<(u64, String, String)> {
     of_kind(events, "call")
@@ -248,7 +248,10 @@ fn the_faces_lose_their_link_for_3_s_around_a_move_and_catch_up() {
             NoiseModel::Clean,
             1,
             Speed::Factor(1.0),
-            hw,
+            RigOptions {
+                clock_hardware: hw,
+                ..Default::default()
+            },
         )
         .await;
         // Once move 2 is recorded (W C3, pressed at 2 s) the faces lose their link for 3 s:
@@ -347,7 +350,10 @@ fn a_button_on_the_pi_switches_the_clock_and_the_calls_are_spoken() {
             NoiseModel::Clean,
             1,
             Speed::Factor(1.0),
-            hw,
+            RigOptions {
+                clock_hardware: hw,
+                ..Default::default()
+            },
         )
         .await;
         // Black presses once the service sees its stone on the board.

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use smartgoban::sim::{NoiseModel, Script, Source, Speed};
 
-use crate::support::{rt, Rig, StoreView};
+use crate::support::{rt, Rig, RigOptions, StoreView};
 
 /// Mounts a tmpfs of `size` on `dir`; false if this machine does not let us.
 fn mount_tmpfs(dir: &Path, size: &str) -> bool {
@@ -81,12 +81,15 @@ fn a_full_disk_is_an_alert_and_the_record_is_written_once_there_is_room() {
     )
     .unwrap();
     rt().block_on(async {
-        let rig = Rig::start_in(
+        let rig = Rig::start_with(
             Source::Script(script),
             NoiseModel::Realistic,
             3,
             Speed::Factor(2.0),
-            data.clone(),
+            RigOptions {
+                data_dir: Some(data.clone()),
+                ..Default::default()
+            },
         )
         .await;
         wait_for(&rig, "the first two moves", 60, |s| moves(s) >= 2).await;

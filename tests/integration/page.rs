@@ -23,7 +23,7 @@ use std::process::Command;
 use serde_json::Value;
 use smartgoban::sim::{NoiseModel, Speed};
 
-use crate::support::{root, rt, Rig};
+use crate::support::{root, rt, Rig, RigOptions};
 
 fn chromium() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("SMARTGOBAN_CHROMIUM") {
@@ -562,11 +562,15 @@ fn the_live_page_asks_for_the_token_once_when_reads_are_private() {
             script.push_str(&format!("at {} place {who} {p}\n", 1000 + i * 1500));
         }
         let script = smartgoban::sim::Script::parse(&script).unwrap();
-        let rig = Rig::start_private(
+        let rig = Rig::start_with(
             smartgoban::sim::Source::Script(script),
             NoiseModel::Clean,
             1,
             Speed::Factor(1.0),
+            RigOptions {
+                public_reads: false,
+                ..Default::default()
+            },
         )
         .await;
         // Without the token: nothing of the game in the page, reads refused.

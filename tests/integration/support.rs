@@ -251,6 +251,31 @@ pub struct Rig {
     _dir: tempfile::TempDir,
 }
 
+/// What a [`Rig`] starts with besides the game, the noise, the seed and the speed: each field's
+/// default is the common case (no clock hardware, no data directory, the newest protocol,
+/// public reads).
+pub struct RigOptions {
+    /// Clock hardware (simulated buttons and faces); none by default.
+    pub clock_hardware: smartgoban::daemon::ClockHardware,
+    /// The data directory (the store, `current.sgf`); none by default: the record in memory.
+    pub data_dir: Option<PathBuf>,
+    /// The board speaks protocol versions 1 to this (2: a board that keeps no history).
+    pub protocol_version: u8,
+    /// `[api] public_reads`: `false` makes every read need the token.
+    pub public_reads: bool,
+}
+
+impl Default for RigOptions {
+    fn default() -> RigOptions {
+        RigOptions {
+            clock_hardware: Default::default(),
+            data_dir: None,
+            protocol_version: PROTOCOL_VERSION,
+            public_reads: true,
+        }
+    }
+}
+
 impl Rig {
     /// Starts `source` on the virtual board at `speed` and the service on it.
     pub async fn start(
@@ -259,104 +284,24 @@ impl Rig {
         seed: u64,
         speed: Speed,
     ) -> Rig {
-        Rig::start_with(source, noise, seed, speed, Default::default()).await
+        Rig::start_with(source, noise, seed, speed, RigOptions::default()).await
     }
 
-    /// [`Rig::start`] with clock hardware (simulated buttons and faces).
+    /// [`Rig::start`] with `options` (clock hardware, a data directory, an older board, private
+    /// reads).
     pub async fn start_with(
         source: smartgoban::sim::Source,
         noise: NoiseModel,
         seed: u64,
         speed: Speed,
-        clock_hardware: smartgoban::daemon::ClockHardware,
+        options: RigOptions,
     ) -> Rig {
-        Rig::launch(
-            source,
-            noise,
-            seed,
-            speed,
+        let RigOptions {
             clock_hardware,
-            None,
-            PROTOCOL_VERSION,
-            true,
-        )
-        .await
-    }
-
-    /// [`Rig::start`] with a board that speaks protocol versions 1 to `protocol_version` (2: a
-    /// board that keeps no history).
-    pub async fn start_version(
-        source: smartgoban::sim::Source,
-        noise: NoiseModel,
-        seed: u64,
-        speed: Speed,
-        protocol_version: u8,
-    ) -> Rig {
-        Rig::launch(
-            source,
-            noise,
-            seed,
-            speed,
-            Default::default(),
-            None,
+            data_dir,
             protocol_version,
-            true,
-        )
-        .await
-    }
-
-    /// [`Rig::start`] keeping the record in `data_dir` (the store, `current.sgf`).
-    pub async fn start_in(
-        source: smartgoban::sim::Source,
-        noise: NoiseModel,
-        seed: u64,
-        speed: Speed,
-        data_dir: PathBuf,
-    ) -> Rig {
-        Rig::launch(
-            source,
-            noise,
-            seed,
-            speed,
-            Default::default(),
-            Some(data_dir),
-            PROTOCOL_VERSION,
-            true,
-        )
-        .await
-    }
-
-    /// [`Rig::start`] with `[api] public_reads = false`: every read needs the token.
-    pub async fn start_private(
-        source: smartgoban::sim::Source,
-        noise: NoiseModel,
-        seed: u64,
-        speed: Speed,
-    ) -> Rig {
-        Rig::launch(
-            source,
-            noise,
-            seed,
-            speed,
-            Default::default(),
-            None,
-            PROTOCOL_VERSION,
-            false,
-        )
-        .await
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    async fn launch(
-        source: smartgoban::sim::Source,
-        noise: NoiseModel,
-        seed: u64,
-        speed: Speed,
-        clock_hardware: smartgoban::daemon::ClockHardware,
-        data_dir: Option<PathBuf>,
-        protocol_version: u8,
-        public_reads: bool,
-    ) -> Rig {
+            public_reads,
+        } = options;
         use smartgoban::cli::service::Service;
         use smartgoban::daemon::DaemonConfig;
         let setup = source.setup();
@@ -544,12 +489,15 @@ pub async fn play_script_on(
     std::sync::Arc<smartgoban::daemon::Snapshot>,
 ) {
     let script = smartgoban::sim::Script::parse(script).expect("script parses");
-    let rig = Rig::start_version(
+    let rig = Rig::start_with(
         smartgoban::sim::Source::Script(script),
         noise,
         seed,
         Speed::Max,
-        protocol_version,
+        RigOptions {
+            protocol_version,
+            ..Default::default()
+        },
     )
     .await;
     rig.wait_done().await;
