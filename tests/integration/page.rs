@@ -401,6 +401,8 @@ fn the_live_page_follows_a_real_game_coordinates_history_first_paint_in_chromium
         shows_move(&mut b, &rig, Some(0)).await;
         b.key("End").await;
         shows_move(&mut b, &rig, None).await;
+        // The pointer leaves the moves list (over it, new moves do not scroll it).
+        b.pointer_to(1.0, 1.0).await;
 
         // Mid-game: the first capture, and the move before it (the captured stones back).
         b.wait_for(

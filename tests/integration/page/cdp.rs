@@ -216,16 +216,37 @@ impl Browser {
     /// A real mouse click in the middle of the element `selector` (scrolled into view first).
     pub async fn click(&mut self, selector: &str) {
         let sel = serde_json::to_string(selector).unwrap();
-        let at = self
-            .wait_for(
-                &format!(
-                    "(() => {{ const e = document.querySelector({sel}); if (!e) return null; \
-                     e.scrollIntoView({{block: 'center'}}); const r = e.getBoundingClientRect(); \
-                     return [r.x + r.width / 2, r.y + r.height / 2]; }})()"
-                ),
-                selector,
-            )
-            .await;
+        let centre = format!(
+            "(() => {{ const e = document.querySelector({sel}); if (!e) return null; \
+             const r = e.getBoundingClientRect(); \
+             return [r.x + r.width / 2, r.y + r.height / 2]; }})()"
+        );
+        self.wait_for(
+            &format!(
+                "(() => {{ const e = document.querySelector({sel}); if (!e) return null; \
+                 e.scrollIntoView({{block: 'center'}}); return true; }})()"
+            ),
+            selector,
+        )
+        .await;
+        // As a person does: the pointer goes to the element, then clicks once it is under the
+        // pointer. The page may move things meanwhile (a new move scrolls the moves list), so
+        // the pointer follows the element until it stays put.
+        let mut at = self.wait_for(&centre, selector).await;
+        let deadline = Instant::now() + DEADLINE;
+        loop {
+            self.pointer_to(at[0].as_f64().unwrap(), at[1].as_f64().unwrap())
+                .await;
+            let now = self.wait_for(&centre, selector).await;
+            if now == at {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{selector} never stayed under the pointer"
+            );
+            at = now;
+        }
         let (x, y) = (at[0].as_f64().unwrap(), at[1].as_f64().unwrap());
         for kind in ["mousePressed", "mouseReleased"] {
             self.call(
@@ -234,6 +255,15 @@ impl Browser {
             )
             .await;
         }
+    }
+
+    /// Moves the pointer to `(x, y)`, CSS pixels from the window's top left.
+    pub async fn pointer_to(&mut self, x: f64, y: f64) {
+        self.call(
+            "Input.dispatchMouseEvent",
+            json!({ "type": "mouseMoved", "x": x, "y": y }),
+        )
+        .await;
     }
 
     /// A PNG of the page (the whole page, not only the window) in `dir/name.png`.
