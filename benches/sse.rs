@@ -51,6 +51,7 @@ fn main() {
         let device = smartgoban::sim::start(&source, playing, link.clone(), 1).unwrap();
         let daemon = Service::start(
             DaemonConfig {
+                supervision: Default::default(),
             recovery: Default::default(),
             serial: link,
             session: Default::default(),

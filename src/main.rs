@@ -10,15 +10,16 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     // `demo -q`: nothing but errors and the final summary
     let quiet = matches!(&cli.command, Commands::Demo(args) if args.quiet);
-    let default_level = if quiet { "error" } else { "warn" };
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("SMARTGOBAN_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level)),
-        )
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .init();
+    let default_level = if quiet {
+        "error"
+    } else {
+        smartgoban::config::DEFAULT_LOG
+    };
+    let (_target, log_level) = cli::logging::init(default_level);
+    if let Commands::Config(args) = &cli.command {
+        let code = cli::config_cmd::run(args, &mut std::io::stdout(), &mut std::io::stderr());
+        return ExitCode::from(code as u8);
+    }
     if let Commands::Token(args) = &cli.command {
         return match cli::token(args) {
             Ok(token) => {
@@ -54,9 +55,9 @@ fn main() -> ExitCode {
                     return Ok(ExitCode::from(3));
                 }
             }
-            Commands::Run(args) => cli::run::run(args).await?,
+            Commands::Run(args) => cli::run::run(args, &log_level).await?,
             Commands::Sim(args) => cli::sim::run(args).await?,
-            Commands::Check(_) | Commands::Score(_) | Commands::Token(_) => {}
+            Commands::Check(_) | Commands::Score(_) | Commands::Token(_) | Commands::Config(_) => {}
             Commands::Leds(args) => match args.command {
                 cli::leds::LedsCommand::Test(t) => {
                     cli::leds::test(t, &mut std::io::stdout()).await?

@@ -135,6 +135,7 @@ pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
     let started = Instant::now();
     let daemon = Service::start(
         DaemonConfig {
+            supervision: Default::default(),
             // the virtual board starts afresh: so does the game
             recovery: Default::default(),
             serial: link.clone(),

@@ -1,11 +1,14 @@
-//! The command line (DESIGN.md "Command line"): `demo`, `run`, `sim`, `check`, `leds test`.
+//! The command line (DESIGN.md "Command line"): `demo`, `run`, `sim`, `check`, `score`,
+//! `leds test`, `token`, `config`.
 //!
 //! `smartgoban --help` documents every flag. The commands are library functions so the tests
 //! drive exactly what a user runs.
 
 pub mod check;
+pub mod config_cmd;
 pub mod demo;
 pub mod leds;
+pub mod logging;
 pub mod run;
 pub mod score;
 pub mod service;
@@ -56,6 +59,9 @@ pub enum Commands {
     Leds(leds::LedsArgs),
     /// Prints the referee's API token (made at first start in the data directory, mode 0600).
     Token(TokenArgs),
+    /// The config file: `config check FILE` validates it and prints the effective
+    /// configuration; `config example` prints the documented example.
+    Config(config_cmd::ConfigArgs),
 }
 
 /// `smartgoban token`.

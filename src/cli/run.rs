@@ -1,11 +1,13 @@
 //! `smartgoban run`: the service on the Pi.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use super::service::{Service, ServiceError};
 use super::RunArgs;
 use crate::config::{Config, ConfigError, DEFAULT_CONFIG};
-use crate::daemon::{DaemonConfig, DaemonError};
+use crate::daemon::supervise::{Notice, Notifier};
+use crate::daemon::{DaemonConfig, DaemonError, Supervision};
 use crate::link::LinkConfig;
 use crate::referee::{Policy, RefereeConfig};
 use crate::sensing::StabiliserConfig;
@@ -38,12 +40,17 @@ pub enum RunError {
 }
 
 /// Runs the service until Ctrl-C or SIGTERM.
-pub async fn run(args: RunArgs) -> Result<(), RunError> {
+/// `log` is the level [`super::logging::init`] set: the config file's `log` applies unless
+/// `$SMARTGOBAN_LOG` is set.
+pub async fn run(args: RunArgs, log: &super::logging::LogLevel) -> Result<(), RunError> {
     let mut config = match &args.config {
         Some(path) => Config::load(path)?,
         None if Path::new(DEFAULT_CONFIG).exists() => Config::load(Path::new(DEFAULT_CONFIG))?,
         None => Config::defaults(),
     };
+    if let Err(e) = log.set_from_config(&config.log) {
+        tracing::warn!("log level {:?}: {e}", config.log);
+    }
     if let Some(s) = args.serial {
         config.serial = Some(s);
     }
@@ -58,8 +65,14 @@ pub async fn run(args: RunArgs) -> Result<(), RunError> {
         config.setup = source.setup();
     }
     let serial = config.serial.clone().ok_or(RunError::NoSerial)?;
+    let notifier = crate::daemon::supervise::SystemdNotifier::from_env()
+        .map(|n| Arc::new(n) as Arc<dyn Notifier>);
     let daemon = Service::start(
         DaemonConfig {
+            supervision: Supervision {
+                notifier: notifier.clone(),
+                hang_after: hang_hook(),
+            },
             recovery: crate::daemon::Recovery {
                 resume: true,
                 charge_downtime: config.charge_downtime,
@@ -104,9 +117,29 @@ pub async fn run(args: RunArgs) -> Result<(), RunError> {
         serial.display(),
         config.data_dir.display()
     );
+    // The API listens and the store is open: ready, whether or not the board is there yet
+    // (the status line says so).
+    if let Some(n) = &notifier {
+        n.send(Notice::Ready);
+    }
     wait_for_signal().await;
-    daemon.shutdown().await?;
+    let stopped = daemon.shutdown().await;
+    // STOPPING=1 (sent by the daemon's last turn) out before the process ends.
+    if let Some(n) = &notifier {
+        n.flush(std::time::Duration::from_secs(1));
+    }
+    stopped?;
     Ok(())
+}
+
+/// The test hook `SMARTGOBAN_TEST_HANG_AFTER_MS`: the daemon's loop hangs this many ms after
+/// it starts (the watchdog test; see [`Supervision::hang_after`]).
+fn hang_hook() -> Option<std::time::Duration> {
+    std::env::var("SMARTGOBAN_TEST_HANG_AFTER_MS")
+        .ok()?
+        .parse()
+        .ok()
+        .map(std::time::Duration::from_millis)
 }
 
 /// The LEDs of `[leds]`. LEDs that cannot be set up do not stop the service: the error is

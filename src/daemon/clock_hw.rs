@@ -94,6 +94,23 @@ impl ClockDevices {
         }
     }
 
+    /// Blanks both faces (the service stops): no digit, no colon.
+    pub(super) fn blank(&mut self) {
+        let Some(faces) = &mut self.faces else {
+            return;
+        };
+        let blank = FaceFrame {
+            digits: [None; 4],
+            colon: false,
+        };
+        for (i, face) in faces.iter_mut().enumerate() {
+            match face.show(blank) {
+                Ok(()) => self.shown[i] = Some(blank),
+                Err(e) => tracing::warn!("cannot blank the clock face on the way out: {e}"),
+            }
+        }
+    }
+
     /// Shows `view` on the faces (blank clocks without a time control).
     pub(super) fn refresh(&mut self, view: Option<&ClockView>) {
         let Some(faces) = &mut self.faces else {

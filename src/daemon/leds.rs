@@ -140,6 +140,26 @@ impl Leds {
         }
     }
 
+    /// Shows every LED dark (the service stops): on the device, and to the board's link for
+    /// the `mcu` driver. An error is logged; there is nothing to retry on the way out.
+    pub(super) fn blank(
+        &mut self,
+        connection: &mut Connection,
+        (now_ms, wire_ms): (u64, u64),
+        size: u8,
+    ) {
+        let size = smartgoban_protocol::BoardSize::new(size)
+            .unwrap_or(smartgoban_protocol::BoardSize::NINETEEN);
+        let frame = crate::leds::Frame::dark(size);
+        if let Err(e) = self.output.driver.show(&frame, now_ms) {
+            tracing::warn!("LEDs: cannot blank them on the way out: {e}");
+        }
+        if let Some(serial) = self.output.driver.take_serial_frame() {
+            connection.set_leds(serial, wire_ms);
+        }
+        self.frame = Some(frame);
+    }
+
     /// Where the frame stands, and its link id.
     fn delivery(&self, connection: &Connection) -> (&'static str, Option<u16>) {
         if self.error.is_some() {

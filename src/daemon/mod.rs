@@ -6,8 +6,10 @@ mod clock_hw;
 pub mod delay;
 pub mod games;
 mod leds;
+mod log;
 mod persist;
 pub mod shared;
+pub mod supervise;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -25,6 +27,8 @@ use clock_hw::ClockDevices;
 pub use clock_hw::ClockHardware;
 pub use leds::{LedOutput, LedsSnapshot};
 pub use shared::{ApiAccess, EventLog, Shared, Snapshot};
+pub use supervise::Supervision;
+use supervise::{Notice, WatchdogPace};
 
 /// Everything the daemon needs to run.
 #[derive(Debug)]
@@ -49,6 +53,9 @@ pub struct DaemonConfig {
     pub access: ApiAccess,
     /// What to do with a game left in progress in the data directory's store.
     pub recovery: Recovery,
+    /// The service manager the loop reports to (`STATUS=`, `WATCHDOG=1`, `STOPPING=1`), if
+    /// any; `READY=1` is the composition root's (`cli::run`), once the API listens.
+    pub supervision: Supervision,
 }
 
 /// Recovery after a crash or a restart (issue 7): the store in the data directory
@@ -221,6 +228,14 @@ impl Daemon {
             leds: config.leds.map(leds::Leds::new),
             finished: None,
             finished_in_store: None,
+            watchdog: config
+                .supervision
+                .notifier
+                .as_ref()
+                .and_then(|n| n.watchdog_interval())
+                .map(WatchdogPace::new),
+            supervision: config.supervision,
+            status: String::new(),
         };
         let session_task = tokio::spawn(task.run(port_rx, command_rx, shutdown_rx));
         Ok(Daemon {
@@ -344,6 +359,12 @@ struct SessionTask {
     finished: Option<(String, usize, Option<String>)>,
     /// The record length and result last given to the store as the game's end.
     finished_in_store: Option<(usize, Option<String>)>,
+    /// The service manager, and the test hook that makes this loop hang.
+    supervision: Supervision,
+    /// When the next `WATCHDOG=1` is due, under a manager with a watchdog.
+    watchdog: Option<WatchdogPace>,
+    /// The `STATUS=` line last sent.
+    status: String,
 }
 
 impl SessionTask {
@@ -377,6 +398,7 @@ impl SessionTask {
                     .as_ref()
                     .and_then(|l| l.poll_timeout())
                     .map(|d| d.saturating_sub(now)),
+                self.watchdog.map(|w| w.until_due(wire)),
             ]
             .into_iter()
             .flatten()
@@ -457,13 +479,20 @@ impl SessionTask {
                     self.session.handle_timeout(self.now_ms());
                 },
                 _ = shutdown.changed() => {
+                    self.notify(Notice::Stopping);
                     self.pump()?;
                     if let Some(p) = &mut self.persist {
                         p.stopping(&self.session);
                     }
+                    self.blank_devices();
                     self.publish();
                     self.write_record(true)?;
-                    return self.flush_events();
+                    let done = self.flush_events();
+                    // The serial thread writes what is queued (the dark LED frame) and ends:
+                    // no one reads its events any more, then the port is closed.
+                    drop(port_rx);
+                    drop(self);
+                    return done;
                 }
             }
             changed |= self.pump()?;
@@ -481,9 +510,62 @@ impl SessionTask {
                 }
                 self.publish();
                 last_snapshot = Instant::now();
+                self.report_status();
             }
             self.write_record(false)?;
+            self.supervise();
+            // The test hook: the loop waits for good, as a loop stuck on an await that never
+            // completes would (the runtime's other tasks, the API among them, go on).
+            if self
+                .supervision
+                .hang_after
+                .is_some_and(|after| self.start.elapsed() >= after)
+            {
+                tracing::error!("test hook SMARTGOBAN_TEST_HANG_AFTER_MS: the daemon's loop hangs");
+                std::future::pending::<()>().await;
+            }
         }
+    }
+
+    /// Sends `notice` to the service manager, if there is one.
+    fn notify(&self, notice: Notice<'_>) {
+        if let Some(n) = &self.supervision.notifier {
+            n.send(notice);
+        }
+    }
+
+    /// `WATCHDOG=1` when due: from this loop, so only a loop that runs keeps the service
+    /// alive (issue 16).
+    fn supervise(&mut self) {
+        let wire = self.wire_ms();
+        if self.watchdog.as_mut().is_some_and(|w| w.due(wire)) {
+            self.notify(Notice::Watchdog);
+        }
+    }
+
+    /// `STATUS=` when the line for the published state changed.
+    fn report_status(&mut self) {
+        if self.supervision.notifier.is_none() {
+            return;
+        }
+        let line = supervise::status_line(&self.shared.snapshot().state);
+        if line != self.status {
+            self.notify(Notice::Status(&line));
+            self.status = line;
+        }
+    }
+
+    /// At shutdown: every LED dark (sent to the board, for the `mcu` driver) and both clock
+    /// faces blank, so a stopped service leaves no stale guidance on the board.
+    fn blank_devices(&mut self) {
+        let (now, wire) = (self.now_ms(), self.wire_ms());
+        if let Some(leds) = &mut self.leds {
+            leds.blank(&mut self.connection, (now, wire), self.session.state().size);
+        }
+        while let Some(bytes) = self.connection.poll_transmit() {
+            self.port.write(bytes);
+        }
+        self.devices.blank();
     }
 
     fn port_event(&mut self, ev: PortEvent) {
@@ -569,6 +651,7 @@ impl SessionTask {
                 }
             }
             self.devices.announce(&event.kind);
+            log::event(&event);
             self.shared.log.push(event);
         }
         if any {

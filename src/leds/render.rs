@@ -26,6 +26,22 @@ pub struct Frame {
 }
 
 impl Frame {
+    /// Every LED off (the palette all [`LedPaint::OFF`]): what a service that stops leaves
+    /// on the board (issue 16).
+    pub fn dark(size: BoardSize) -> Frame {
+        let n = usize::from(size.get()) * usize::from(size.get());
+        Frame {
+            leds: LedFrame {
+                frame_id: 0,
+                palette: [LedPaint::OFF; PALETTE_LEN],
+                cells: LedCells::new(size),
+            },
+            roles: vec![None; n],
+            next: None,
+            peak_current_ua: 0,
+        }
+    }
+
     /// Points per side.
     pub fn size(&self) -> u8 {
         self.leds.board_size().get()

@@ -152,6 +152,17 @@ fn port_thread(
     }
 }
 
+/// Writes what was queued before the service stopped (the dark LED frame of a service that
+/// stops, issue 16), so the board gets the last word.
+fn drain(port: &mut serialport::TTYPort, outgoing: &mpsc::Receiver<Vec<u8>>) {
+    while let Ok(bytes) = outgoing.try_recv() {
+        if port.write_all(&bytes).is_err() {
+            return;
+        }
+    }
+    let _ = port.flush();
+}
+
 /// Moves bytes until the port fails (`Some(reason)`) or the thread is stopped (`None`).
 fn serve(
     port: &mut serialport::TTYPort,
@@ -167,6 +178,7 @@ fn serve(
     let mut last_check = std::time::Instant::now();
     loop {
         if stop.load(Ordering::Relaxed) {
+            drain(port, outgoing);
             return None;
         }
         if last_check.elapsed() >= REOPEN_INTERVAL {
@@ -191,6 +203,8 @@ fn serve(
                     .blocking_send(PortEvent::Bytes(buf[..n].to_vec()))
                     .is_err()
                 {
+                    // the service stops
+                    drain(port, outgoing);
                     return None;
                 }
             }

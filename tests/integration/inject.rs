@@ -57,6 +57,7 @@ async fn run_one(path: PathBuf, index: u64) -> Outcome {
     )
     .unwrap();
     let daemon = Daemon::start(DaemonConfig {
+        supervision: Default::default(),
         session: SessionConfig {
             referee: RefereeConfig {
                 policy: Policy::Rules,

@@ -514,6 +514,7 @@ fn a_board_changed_while_the_service_was_down_is_a_desync_with_the_exact_differe
     };
     let device = sim::start(&source, playing, link.clone(), 5).unwrap();
     let config = || DaemonConfig {
+        supervision: Default::default(),
         recovery: Recovery {
             resume: true,
             charge_downtime: false,
@@ -623,6 +624,7 @@ fn a_stone_with_no_liberties_found_after_a_restart_is_for_the_referee_not_a_play
     };
     let device = sim::start_version(&source, playing, link.clone(), 5, 2).unwrap();
     let config = || DaemonConfig {
+        supervision: Default::default(),
         recovery: Recovery {
             resume: true,
             charge_downtime: false,

@@ -229,6 +229,7 @@ pub fn daemon_config(
     setup: &smartgoban::referee::GameSetup,
 ) -> smartgoban::daemon::DaemonConfig {
     smartgoban::daemon::DaemonConfig {
+        supervision: Default::default(),
         recovery: Default::default(),
         serial: link.to_path_buf(),
         session: Default::default(),
@@ -318,6 +319,7 @@ impl Rig {
                 .unwrap();
         let daemon = Service::start(
             DaemonConfig {
+                supervision: Default::default(),
                 recovery: Default::default(),
                 serial: link,
                 session: Default::default(),

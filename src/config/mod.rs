@@ -16,6 +16,7 @@
 //! time_up = "loss"                                          # R22.5 at a flag fall: "loss",
 //!                                                           # "pass" (a pass with a warning) or
 //!                                                           # "referee" (the referee rules)
+//! log = "info"                                              # log level (SMARTGOBAN_LOG wins)
 //! charge_downtime = false                                   # after a crash with no board
 //!                                                           # history, the time down is on no
 //!                                                           # one's clock (true: the running
@@ -78,12 +79,37 @@ use crate::clock::TimeSystem;
 use crate::referee::{CycleRule, GameSetup, Profile};
 use crate::session::TimeUp;
 
+mod effective;
+mod lines;
+
+/// Whether `log` is a log filter a person meant: comma-separated directives, each a level
+/// (`error`, `warn`, `info`, `debug`, `trace`, `off`) or `target=level` (`smartgoban=debug`),
+/// that tracing's `EnvFilter` takes. A bare word that is no level (`loud`, `inf`) would be
+/// taken as a target and silently log nothing of use: refused.
+fn is_log_filter(log: &str) -> bool {
+    const LEVELS: [&str; 6] = ["error", "warn", "info", "debug", "trace", "off"];
+    !log.trim().is_empty()
+        && tracing_subscriber::EnvFilter::try_new(log).is_ok()
+        && log.split(',').map(str::trim).all(|d| {
+            LEVELS.contains(&d.to_ascii_lowercase().as_str())
+                || d.rsplit_once('=')
+                    .is_some_and(|(_, level)| LEVELS.contains(&level.to_ascii_lowercase().as_str()))
+        })
+}
+
+/// `, line N` for an error on a key found in the file.
+fn line_suffix(line: Option<usize>) -> String {
+    line.map(|n| format!(", line {n}")).unwrap_or_default()
+}
+
 /// Default API address of `run`.
 pub const DEFAULT_HTTP: &str = "0.0.0.0:8019";
 /// Default data directory of `run`.
 pub const DEFAULT_DATA_DIR: &str = "/var/lib/smartgoban";
 /// Config file read by `run` when `--config` is not given and the file exists.
 pub const DEFAULT_CONFIG: &str = "/etc/smartgoban/smartgoban.toml";
+/// Default log level of `run` (`log`).
+pub const DEFAULT_LOG: &str = "warn";
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -97,6 +123,7 @@ struct RawConfig {
     commit_ms: Option<i64>,
     time_up: Option<String>,
     charge_downtime: Option<bool>,
+    log: Option<String>,
     #[serde(default)]
     game: RawGame,
     #[serde(default)]
@@ -251,6 +278,9 @@ pub struct Config {
     pub limits: crate::api::Limits,
     /// The game to start with (its time control in `setup.time`).
     pub setup: GameSetup,
+    /// `log`: the log level, a tracing `EnvFilter` directive (`info`, `smartgoban=debug`);
+    /// `$SMARTGOBAN_LOG` wins over it. Default `warn`.
+    pub log: String,
 }
 
 /// A configuration that cannot be used: names the file, the key and the value.
@@ -273,10 +303,12 @@ pub enum ConfigError {
         message: String,
     },
     /// A value is out of range.
-    #[error("config file {path}: `{key}` = {value}: {why}")]
+    #[error("config file {path}{}: `{key}` = {value}: {why}", line_suffix(*.line))]
     Value {
         /// The file.
         path: PathBuf,
+        /// The line of the file the key is on (1-based), when it is in the file.
+        line: Option<usize>,
         /// Key, e.g. `game.size`.
         key: &'static str,
         /// The value as written.
@@ -314,12 +346,28 @@ impl Config {
             path: path.to_path_buf(),
             message: e.to_string().trim_end().to_string(),
         })?;
-        Config::from_raw(raw, path)
+        Config::from_raw(raw, path).map_err(|e| match e {
+            ConfigError::Value {
+                path,
+                line: None,
+                key,
+                value,
+                why,
+            } => ConfigError::Value {
+                line: lines::line_of(text, key),
+                path,
+                key,
+                value,
+                why,
+            },
+            e => e,
+        })
     }
 
     fn from_raw(raw: RawConfig, path: &Path) -> Result<Config, ConfigError> {
         let bad = |key: &'static str, value: String, why: &'static str| ConfigError::Value {
             path: path.to_path_buf(),
+            line: None,
             key,
             value,
             why,
@@ -419,6 +467,13 @@ impl Config {
                 "name the board's serial device",
             ));
         }
+        if let Some(p) = raw.serial.as_ref().filter(|p| !p.is_absolute()) {
+            return Err(bad(
+                "serial",
+                format!("{:?}", p.display().to_string()),
+                "use the device's absolute path, e.g. \"/dev/smartgoban\" or \"/dev/ttyACM0\"",
+            ));
+        }
         if raw
             .data_dir
             .as_ref()
@@ -447,7 +502,16 @@ impl Config {
                 why,
             ));
         }
+        let log = raw.log.unwrap_or_else(|| DEFAULT_LOG.to_string());
+        if !is_log_filter(&log) {
+            return Err(bad(
+                "log",
+                format!("{log:?}"),
+                "use a level (\"error\", \"warn\", \"info\", \"debug\", \"trace\") or directives such as \"smartgoban=debug,warn\"",
+            ));
+        }
         Ok(Config {
+            log,
             limits,
             profile,
             cycles,
@@ -662,6 +726,7 @@ fn unreachable_defaults() -> Config {
         public_reads: true,
         limits: crate::api::Limits::default(),
         setup: GameSetup::even(19),
+        log: DEFAULT_LOG.to_string(),
     }
 }
 
@@ -685,7 +750,7 @@ mod tests {
 
     #[test]
     fn shipped_example_config_is_valid() {
-        let text = include_str!("../systemd/smartgoban.toml");
+        let text = include_str!("../../systemd/smartgoban.toml");
         let c = Config::parse(text, Path::new("systemd/smartgoban.toml")).unwrap();
         assert_eq!(c.serial.as_deref(), Some(Path::new("/dev/smartgoban")));
         assert_eq!(c.setup.size(), 19);
@@ -694,7 +759,7 @@ mod tests {
     #[test]
     fn the_example_configs_commented_sections_are_valid_too() {
         // Every `# [section]` and `# key = value` line of the shipped example, uncommented.
-        let text: String = include_str!("../systemd/smartgoban.toml")
+        let text: String = include_str!("../../systemd/smartgoban.toml")
             .lines()
             .map(|l| match l.strip_prefix("# ") {
                 Some(rest)
