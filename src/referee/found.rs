@@ -46,7 +46,12 @@ impl Referee {
                 if !self.record.moves.is_empty() || !self.handicap_placed.is_empty() {
                     return false;
                 }
-                let diff = BoardDiff::between(self.game.board(), obs.grid);
+                let mut diff = BoardDiff::between(self.game.board(), obs.grid);
+                // Stones put down after the board came up are moves, judged as usual; only
+                // what it had then is looked at as found (missing setup stones always are).
+                if let Some(came_up) = obs.came_up_ms {
+                    diff.remove.retain(|&p| obs.times_of(p).seen_ms <= came_up);
+                }
                 if self.is_first_move(&diff, obs.grid) {
                     return false; // put down as the board came up: no order to guess
                 }

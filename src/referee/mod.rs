@@ -178,6 +178,12 @@ pub struct Observation<'a> {
     /// explain it; anything else waits for more of the board, up to
     /// [`PARTIAL_PATIENCE_MS`].
     pub complete: bool,
+    /// Board time, ms, by which the board of this game had first been read whole (every point
+    /// a solid reading: [`crate::sensing::Stabiliser::first_look_ms`], not before the game
+    /// began): a stone seen by then was there when the board came up; one seen later was put
+    /// down since, as a move. `None`: unknown, and every stone on the first board of the game
+    /// is taken as there when it came up ([`AsFound::GameStart`]).
+    pub came_up_ms: Option<u64>,
 }
 
 impl<'a> Observation<'a> {
@@ -190,6 +196,7 @@ impl<'a> Observation<'a> {
             times,
             touched: &[],
             complete: true,
+            came_up_ms: Some(at_ms),
         }
     }
 
@@ -441,12 +448,14 @@ pub struct RefereeStats {
 /// come about. Nothing on it is repaired automatically (issue 14).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum AsFound {
-    /// The first board of a new game: one legal stone is the first move (R17.1 if of the
-    /// wrong colour);
-    /// anything else that differs from the starting position was there before the game began
-    /// — stones left from another game, stones of both colours, a stone with no liberties,
-    /// missing setup stones. None of it is a move: the LEDs show each point to put right
-    /// (phase `setup`) and moves are judged on the board as if it were put right.
+    /// The first complete board of a new game. Of the stones the board had when it came up
+    /// ([`Observation::came_up_ms`]), one legal stone is the first move (R17.1 if of the
+    /// wrong colour); anything else that differed from the starting position was there before
+    /// the game began — stones left from another game, stones of both colours, a stone with
+    /// no liberties, missing setup stones. None of it is a move: the LEDs show each point to
+    /// put right (phase `setup`) and moves are judged on the board as if it were put right.
+    /// Stones put down after the board came up (quick players before the board first
+    /// settled, a service restarted as the game began) are judged as moves.
     GameStart,
     /// The first board after an outage whose history is lost (a service restart, a board that
     /// restarted or keeps no history; the reason as the `link` event gives it). Legal moves

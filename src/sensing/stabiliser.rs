@@ -174,6 +174,9 @@ pub struct Stabiliser {
     started: bool,
     /// The whole board is settled now.
     settled: bool,
+    /// Board time, ms, by which every point had first been read solidly ([`Self::first_look_ms`]).
+    #[serde(default)]
+    first_look: Option<u64>,
     /// The earliest start of a disturbance still going on (`None`: nothing is disturbed).
     horizon: Option<u64>,
     /// The disturbances going on, as (`left_ms`, the earliest `seen_ms` their change can still
@@ -206,6 +209,7 @@ impl Stabiliser {
             now_ms: 0,
             started: false,
             settled: false,
+            first_look: None,
             horizon: Some(0),
             disturbed: Vec::new(),
             stats: StabiliserStats::default(),
@@ -348,6 +352,9 @@ impl Stabiliser {
             }
         }
         self.horizon = horizon;
+        if self.first_look.is_none() {
+            self.first_look = self.looked_whole(t);
+        }
         if changed {
             self.last_change_ms = t;
             self.settled = false;
@@ -374,6 +381,21 @@ impl Stabiliser {
             return self.hand_on(t, false);
         }
         None
+    }
+
+    /// When the board was first read whole, if it now is: the latest start of a point's solid
+    /// run ([`SEEN_RUN_MS`]), every point having one (points stuck uncertain aside).
+    fn looked_whole(&self, t: u64) -> Option<u64> {
+        let stuck_ms = self.config.stuck_ms;
+        let mut latest = None;
+        for (solid, uncertain) in self.solid.iter().zip(&self.uncertain_since) {
+            match solid {
+                Some((_, since)) => latest = Some(latest.map_or(*since, |l: u64| l.max(*since))),
+                None if uncertain.is_some_and(|s| t.saturating_sub(s) >= stuck_ms) => {}
+                None => return None,
+            }
+        }
+        latest
     }
 
     /// Whether point `i`'s change may be final: it is told apart from every disturbance still
@@ -497,6 +519,16 @@ impl Stabiliser {
     /// uncertain, nothing held back).
     pub fn is_settled(&self) -> bool {
         self.settled
+    }
+
+    /// Board time, ms, by which the board had first been read whole since this stabiliser
+    /// began: every point had a solid run of one reading ([`SEEN_RUN_MS`]; a point stuck
+    /// uncertain for `stuck_ms` aside), and this is the latest start of those runs. A stone
+    /// seen by then was on the board as it came up; a stone seen later was put down since.
+    /// Kept over [`Self::restart`] (a board that comes back did not come up anew). `None`
+    /// until then.
+    pub fn first_look_ms(&self) -> Option<u64> {
+        self.first_look
     }
 
     /// The last board handed on, if any.

@@ -184,6 +184,10 @@ pub struct Session {
     /// `t_ms` of the last event: events' times never go back.
     #[serde(default)]
     last_t_ms: u64,
+    /// Board time the game began, ms (a new game's command): stones seen before are not its
+    /// moves ([`Observation::came_up_ms`]).
+    #[serde(default)]
+    game_started_ms: u64,
 }
 
 impl Session {
@@ -216,6 +220,7 @@ impl Session {
             resume: None,
             outage: None,
             last_t_ms: 0,
+            game_started_ms: 0,
         };
         session.referee.set_timed(session.clock.is_some());
         session.drain_referee();
@@ -518,6 +523,9 @@ impl Session {
             )
         });
         let touched = handed.as_ref().map(|_| stabiliser.touched().to_vec());
+        let came_up = stabiliser
+            .first_look_ms()
+            .map(|t| t.max(self.game_started_ms));
         let is_settled = stabiliser.is_settled();
         let horizon = stabiliser.horizon_ms();
         let stuck = stabiliser.has_stuck_points();
@@ -582,6 +590,7 @@ impl Session {
                 times: &times,
                 touched: touched.as_deref().unwrap_or(&[]),
                 complete,
+                came_up_ms: came_up,
             });
         }
         let touched = self.stabiliser.as_ref().map_or(&[][..], |s| s.touched());
@@ -768,6 +777,7 @@ impl Session {
                 self.referee.set_timed(self.clock.is_some());
                 self.clock_started = false;
                 self.pressed_move = None;
+                self.game_started_ms = now;
                 // The board as it lies now is judged against the new game at once (if it is
                 // the game's size: scans of another size are not taken in).
                 if let Some(s) = &self.stabiliser {

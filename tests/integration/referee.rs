@@ -437,6 +437,52 @@ fn a_real_cycle_under_each_events_rule_ends_the_game_through_the_stack() {
     }
 }
 
+/// Quick players at the start: the board comes up empty and three stones go down 100 ms
+/// apart, so the board is not quiet for the stabiliser's 150 ms before the third. They were
+/// put down after the board came up: moves 1-3, not stones found at the start (which they
+/// were taken for when the first complete board was the board as found). Stones left from
+/// another game on the same board are still found, not moves (one would be the first move).
+#[test]
+fn stones_put_down_before_the_board_first_settles_are_moves() {
+    let quick = "size 9\n\
+        at 100 place B E5\nat 200 place W C3\nat 300 place B G7\nat 2000 place W C7\n";
+    let quick_with_leftovers = "size 9\nat 0 place W A1\nat 0 place B J9\n\
+        at 100 place B E5\nat 200 place W C3\nat 300 place B G7\nat 2000 remove A1 J9\n\
+        at 3000 place W C7\n";
+    for (script, found) in [(quick, &[][..]), (quick_with_leftovers, &["A1", "J9"][..])] {
+        for (noise, seed) in [(NoiseModel::Clean, 3), (NoiseModel::Realistic, 4)] {
+            let (events, snap) = rt().block_on(play_script(script, noise, seed));
+            let moves: Vec<String> = of_kind(&events, "move")
+                .iter()
+                .map(|e| {
+                    format!(
+                        "{}{}",
+                        e["color"].as_str().unwrap(),
+                        e["point"].as_str().unwrap()
+                    )
+                })
+                .collect();
+            assert_eq!(
+                moves,
+                ["blackE5", "whiteC3", "blackG7", "whiteC7"],
+                "{noise} {found:?}"
+            );
+            let violations = of_kind(&events, "violation");
+            assert!(violations.is_empty(), "{noise} {found:?}: {violations:?}");
+            let mut to_lift: Vec<&str> = of_kind(&events, "phase")
+                .iter()
+                .filter(|e| e["phase"] == "setup")
+                .flat_map(|e| e["remove"].as_array().into_iter().flatten())
+                .filter_map(|p| p.as_str())
+                .collect();
+            to_lift.sort_unstable();
+            to_lift.dedup();
+            assert_eq!(to_lift, found, "{noise}");
+            assert_eq!(snap.state.phase.as_str(), "play", "{noise} {found:?}");
+        }
+    }
+}
+
 /// The board as found when the game starts (issue 14): stones of both colours left from
 /// another game, among them a white stone with no liberties in the corner. None is a move or
 /// a violation; the `setup` phase names each to lift while the players begin, and the game

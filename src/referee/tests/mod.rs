@@ -82,6 +82,7 @@ impl Board {
             times: &self.times,
             touched: &[],
             complete: true,
+            came_up_ms: None,
         });
         self.r.on_tick(self.t, true, &[]);
         self.drain();

@@ -295,3 +295,47 @@ fn checkpointed_stabiliser_goes_on_exactly() {
     assert_eq!(a.times(), b.times());
     assert_eq!(ra, vec![(480, true, 1)]);
 }
+
+#[test]
+fn the_first_look_is_when_every_point_was_first_read_solidly_and_survives_a_restart() {
+    let mut s = Stabiliser::new(9, StabiliserConfig::default());
+    // point 5 is under a hand (uncertain) until 100 ms, then shows a stone left on it; a
+    // stone goes down on point 7 at 300 ms, after the board came up
+    let hand = scan(9, &[(5, U)]);
+    let leftover = scan(9, &[(5, W)]);
+    let moved = scan(9, &[(5, W), (7, B)]);
+    feed(&mut s, &hand, 0, 5);
+    assert_eq!(s.first_look_ms(), None, "point 5 not read yet");
+    feed(&mut s, &leftover, 100, 1);
+    assert_eq!(
+        s.first_look_ms(),
+        None,
+        "one scan is no solid run ({SEEN_RUN_MS} ms)"
+    );
+    feed(&mut s, &leftover, 120, 9);
+    assert_eq!(s.first_look_ms(), Some(100), "the start of point 5's run");
+    feed(&mut s, &moved, 300, 20);
+    let times = s.times();
+    assert!(
+        times[5].seen_ms <= 100 && times[7].seen_ms > 100,
+        "{times:?}"
+    );
+    // a board that comes back did not come up anew
+    s.restart();
+    feed(&mut s, &moved, 1000, 20);
+    assert_eq!(s.first_look_ms(), Some(100));
+}
+
+#[test]
+fn a_point_stuck_uncertain_does_not_hold_back_the_first_look() {
+    let mut s = Stabiliser::new(9, StabiliserConfig::default());
+    let dead = scan(9, &[(3, U)]);
+    feed(&mut s, &dead, 0, 100);
+    assert_eq!(s.first_look_ms(), None, "not stuck before 2 s");
+    feed(&mut s, &dead, 2000, 1);
+    assert_eq!(
+        s.first_look_ms(),
+        Some(0),
+        "stuck after 2 s: the rest was read from 0"
+    );
+}
