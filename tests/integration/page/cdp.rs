@@ -213,41 +213,37 @@ impl Browser {
         }
     }
 
-    /// A real mouse click in the middle of the element `selector` (scrolled into view first).
+    /// A real mouse click in the middle of the element `selector`, as a person does: the
+    /// element is scrolled into view, the pointer goes to it, and the button is pressed once
+    /// the element is the one under the pointer. The page may move things meanwhile (a new
+    /// move scrolls the moves list, possibly the element out of its box), so this is tried
+    /// again, scrolling it back, until the element stays under the pointer.
     pub async fn click(&mut self, selector: &str) {
         let sel = serde_json::to_string(selector).unwrap();
         let centre = format!(
             "(() => {{ const e = document.querySelector({sel}); if (!e) return null; \
-             const r = e.getBoundingClientRect(); \
+             e.scrollIntoView({{block: 'center'}}); const r = e.getBoundingClientRect(); \
              return [r.x + r.width / 2, r.y + r.height / 2]; }})()"
         );
-        self.wait_for(
-            &format!(
-                "(() => {{ const e = document.querySelector({sel}); if (!e) return null; \
-                 e.scrollIntoView({{block: 'center'}}); return true; }})()"
-            ),
-            selector,
-        )
-        .await;
-        // As a person does: the pointer goes to the element, then clicks once it is under the
-        // pointer. The page may move things meanwhile (a new move scrolls the moves list), so
-        // the pointer follows the element until it stays put.
-        let mut at = self.wait_for(&centre, selector).await;
         let deadline = Instant::now() + DEADLINE;
-        loop {
-            self.pointer_to(at[0].as_f64().unwrap(), at[1].as_f64().unwrap())
+        let (x, y) = loop {
+            let at = self.wait_for(&centre, selector).await;
+            let (x, y) = (at[0].as_f64().unwrap(), at[1].as_f64().unwrap());
+            self.pointer_to(x, y).await;
+            let under = self
+                .eval(&format!(
+                    "(() => {{ const e = document.querySelector({sel}), u = document.elementFromPoint({x}, {y}); \
+                     return !!e && !!u && e.contains(u); }})()"
+                ))
                 .await;
-            let now = self.wait_for(&centre, selector).await;
-            if now == at {
-                break;
+            if under == json!(true) {
+                break (x, y);
             }
             assert!(
                 Instant::now() < deadline,
                 "{selector} never stayed under the pointer"
             );
-            at = now;
-        }
-        let (x, y) = (at[0].as_f64().unwrap(), at[1].as_f64().unwrap());
+        };
         for kind in ["mousePressed", "mouseReleased"] {
             self.call(
                 "Input.dispatchMouseEvent",
