@@ -3,7 +3,7 @@
 
 use std::process::{Command, Output};
 
-use crate::support::{corpus_files, free_port, root, state_on};
+use crate::support::{corpus_files, free_port, root, rt, state_on};
 
 fn smartgoban(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_smartgoban"))
@@ -95,6 +95,19 @@ fn run_before_the_board_is_plugged_in_serves_and_connects_when_it_appears() {
             .unwrap()
             .contains(link.to_str().unwrap()),
         "{waiting}"
+    );
+    // The page says so too, in its first paint (what a browser shows before its script runs;
+    // the script writes the same status text from the state).
+    let page = rt().block_on(async {
+        let resp = reqwest::get(format!("http://127.0.0.1:{port}/"))
+            .await
+            .unwrap();
+        assert_eq!(resp.status().as_u16(), 200);
+        resp.text().await.unwrap()
+    });
+    assert!(
+        page.contains("board link lost — waiting for the board"),
+        "the page's status line: {page}"
     );
     // the board is plugged in: a virtual one at the same path, playing one stone
     let script = dir.path().join("one.txt");

@@ -9,7 +9,7 @@ use serde_json::Value;
 use smartgoban::rules::{Color, Game, Point};
 use smartgoban::sim::{NoiseModel, Speed};
 
-use crate::support::{rt, Rig, TEST_TOKEN};
+use crate::support::{rt, Rig, RigOptions, TEST_TOKEN};
 
 const GAME: &str = "size 9\n\
     at 0 place B E5\nat 500 place W C3\nat 1000 place B G7\nat 1500 place W C7\n\
@@ -253,6 +253,78 @@ fn sse_resumes_across_a_correction_and_the_websocket_carries_the_same_feed() {
             .await
             .unwrap();
         assert_eq!(huge.status().as_u16(), 400, "since past 2^63 − 1");
+        rig.stop().await;
+    });
+}
+
+/// `[api] feed_followers` (issue 15, point 12): past the limit, an SSE or WebSocket follower
+/// gets a 503 with `Retry-After` and a JSON error naming the setting, ordinary reads go on, and
+/// a place a follower leaves is taken again.
+#[test]
+fn followers_past_the_limit_are_told_when_to_retry_and_a_place_left_is_taken_again() {
+    rt().block_on(async {
+        let script = smartgoban::sim::Script::parse(GAME).expect("script parses");
+        let options = RigOptions {
+            limits: smartgoban::api::Limits {
+                feed_followers: 2,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let rig = Rig::start_with(
+            smartgoban::sim::Source::Script(script),
+            NoiseModel::Clean,
+            1,
+            Speed::Max,
+            options,
+        )
+        .await;
+        rig.wait_done().await;
+        let url = rig.url("/api/v1/events");
+        let first = Sse::open(&url, None).await;
+        let _second = Sse::open(&url, None).await;
+        let refused = reqwest::get(&url).await.unwrap();
+        assert_eq!(refused.status().as_u16(), 503);
+        assert_eq!(
+            refused.headers().get("retry-after").map(|v| v.as_bytes()),
+            Some(&b"10"[..])
+        );
+        let body: Value = refused.json().await.unwrap();
+        let why = body["error"].as_str().unwrap_or_default();
+        assert!(
+            why.contains("2 clients") && why.contains("feed_followers"),
+            "{body}"
+        );
+        // The WebSocket counts against the same limit.
+        let ws_url = rig
+            .url("/api/v1/ws?since=0")
+            .replacen("http://", "ws://", 1);
+        match tokio_tungstenite::connect_async(&ws_url).await {
+            Err(tokio_tungstenite::tungstenite::Error::Http(resp)) => {
+                assert_eq!(resp.status().as_u16(), 503);
+                assert!(resp.headers().contains_key("retry-after"));
+            }
+            other => panic!("a WebSocket past the limit: {:?}", other.map(|_| ())),
+        }
+        // Reads that do not follow the feed are not held back.
+        let state = reqwest::get(rig.url("/api/v1/state")).await.unwrap();
+        assert_eq!(state.status().as_u16(), 200);
+        // A follower leaves: its place is free as soon as the service sees it gone (at the
+        // latest at the next keep-alive comment, every 15 s).
+        drop(first);
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        loop {
+            let resp = reqwest::get(&url).await.unwrap();
+            match resp.status().as_u16() {
+                200 => break,
+                503 => assert!(
+                    std::time::Instant::now() < deadline,
+                    "the place left was not taken again within 60 s"
+                ),
+                other => panic!("status {other}"),
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
         rig.stop().await;
     });
 }

@@ -264,6 +264,8 @@ pub struct RigOptions {
     pub protocol_version: u8,
     /// `[api] public_reads`: `false` makes every read need the token.
     pub public_reads: bool,
+    /// `[api]` connection and follower limits; the defaults by default.
+    pub limits: smartgoban::api::Limits,
 }
 
 impl Default for RigOptions {
@@ -273,6 +275,7 @@ impl Default for RigOptions {
             data_dir: None,
             protocol_version: PROTOCOL_VERSION,
             public_reads: true,
+            limits: Default::default(),
         }
     }
 }
@@ -289,7 +292,7 @@ impl Rig {
     }
 
     /// [`Rig::start`] with `options` (clock hardware, a data directory, an older board, private
-    /// reads).
+    /// reads, API limits).
     pub async fn start_with(
         source: smartgoban::sim::Source,
         noise: NoiseModel,
@@ -302,6 +305,7 @@ impl Rig {
             data_dir,
             protocol_version,
             public_reads,
+            limits,
         } = options;
         use smartgoban::cli::service::Service;
         use smartgoban::daemon::DaemonConfig;
@@ -338,7 +342,7 @@ impl Rig {
                 },
             },
             Some("127.0.0.1:0".parse().unwrap()),
-            Default::default(),
+            limits,
         )
         .await
         .unwrap();
