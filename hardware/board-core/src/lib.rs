@@ -7,6 +7,17 @@
 //!   answers the host's `HistoryOpen` with a `HistoryInfo` and its `HistoryPull`s with
 //!   `HistoryChunk`s. The firmware and the virtual board (`src/sim`) run the same type,
 //!   [`history::FirmwareHistory`].
+//! - [`oversample`]: one reading per point and scan from several ADC conversions (a trimmed
+//!   mean), and the running statistics of a point's readings (its noise).
+//! - [`calibration`]: what each point's Hall sensor reads empty, with a black and with a white
+//!   stone; the maths that turns the calibration patterns into these without the other stones'
+//!   share.
+//! - [`coupling`]: the share of a stone's field reaching every other point's sensor (a dipole
+//!   fitted to single stones), which a board full of stones makes large.
+//! - [`health`]: dead, swapped, weak and noisy sensors, told from their calibration and noise,
+//!   with what to do about each.
+//! - [`classify`]: each scan's readings to cells (empty, black, white, uncertain) with
+//!   hysteresis and the neighbours' field taken out.
 //!
 //! # RAM budget (RP2040, 264 KiB of SRAM)
 //!
@@ -32,4 +43,12 @@
     )
 )]
 
+pub mod calibration;
+pub mod classify;
+pub mod coupling;
+pub mod health;
 pub mod history;
+pub mod oversample;
+
+/// Points on the largest board (19 × 19): the fixed size of the per-point tables.
+pub const MAX_POINTS: usize = 361;

@@ -1,0 +1,261 @@
+//! Classification: each point's calibrated reading in a scan to a [`Cell`] — empty, black,
+//! white or uncertain — with hysteresis, so that a stone whose reading sits on a threshold (a
+//! weak magnet, a stone a little off its point) does not flicker, and with the field of the
+//! neighbouring stones taken out first.
+//!
+//! A reading is placed on the point's own scale: 0 ‰ is its empty reading, 1000 ‰ its reading
+//! with a stone of that colour alone ([`PointCalibration`]). Before that, every other
+//! classified stone's share ([`crate::coupling::Coupling`], the whole board's, kept up to date
+//! as cells change) is subtracted — in two passes per scan, the second with the first pass's
+//! cells, so a stone put down among others is read right in the scan it lands. A point enters
+//! black or white at [`Thresholds::enter_permille`] and stays until it falls below
+//! [`Thresholds::leave_permille`]; it enters empty within [`Thresholds::empty_enter_permille`]
+//! and stays until it leaves [`Thresholds::empty_leave_permille`]; anything else is uncertain
+//! (a stone being lifted or put down, a stone between two points). A dead sensor
+//! ([`crate::health`]) always reads uncertain, which the host treats as "keep what was there".
+//!
+//! Cost per scan: two passes over the points, plus one pass over the board for each point
+//! whose cell changed (to move its share); nothing proportional to the square of the board
+//! unless every point changes.
+
+use smartgoban_protocol::{BoardSize, Cell, PackedCells};
+
+use crate::calibration::{BoardCalibration, PointCalibration};
+use crate::coupling::Coupling;
+use crate::health::Health;
+use crate::MAX_POINTS;
+
+/// The thresholds of the hysteresis, in thousandths of a point's span.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Thresholds {
+    /// A point becomes black (white) from another state at this share of its black (white) span.
+    pub enter_permille: i32,
+    /// A black (white) point stays so down to this share.
+    pub leave_permille: i32,
+    /// A point becomes empty from another state within this share of either span.
+    pub empty_enter_permille: i32,
+    /// An empty point stays empty within this share.
+    pub empty_leave_permille: i32,
+}
+
+impl Default for Thresholds {
+    /// Enter a colour at 55 % (a stone 5 mm off its point reads 61 % by the design of
+    /// hardware/WIRING.md), leave it below 35 %; enter empty within 20 %, leave it past 30 %.
+    fn default() -> Thresholds {
+        Thresholds {
+            enter_permille: 550,
+            leave_permille: 350,
+            empty_enter_permille: 200,
+            empty_leave_permille: 300,
+        }
+    }
+}
+
+/// A scan's readings do not fit the board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadingCountError {
+    /// Points on the board.
+    pub expected: usize,
+    /// Readings given.
+    pub actual: usize,
+}
+
+impl core::fmt::Display for ReadingCountError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "a scan has {} readings; the board has {} points",
+            self.actual, self.expected
+        )
+    }
+}
+
+/// Every classified stone's share at each point (ppm of the point's own black or white span):
+/// the sum over the black stones and the sum over the white ones.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Fields {
+    black: [i32; MAX_POINTS],
+    white: [i32; MAX_POINTS],
+}
+
+impl Fields {
+    const fn none() -> Fields {
+        Fields {
+            black: [0; MAX_POINTS],
+            white: [0; MAX_POINTS],
+        }
+    }
+
+    /// Moves point `j`'s share from what `from` gives to what `to` gives.
+    fn change(&mut self, size: BoardSize, coupling: &Coupling, j: usize, from: Cell, to: Cell) {
+        if from == to {
+            return;
+        }
+        let n = i32::from(size.get());
+        let (xj, yj) = ((j as i32) % n, (j as i32) / n);
+        for (i, (b, w)) in self
+            .black
+            .iter_mut()
+            .zip(self.white.iter_mut())
+            .enumerate()
+            .take(size.points())
+        {
+            if i == j {
+                continue;
+            }
+            let k = coupling.at((i as i32) % n - xj, (i as i32) / n - yj);
+            match from {
+                Cell::Black => *b -= k,
+                Cell::White => *w -= k,
+                _ => {}
+            }
+            match to {
+                Cell::Black => *b += k,
+                Cell::White => *w += k,
+                _ => {}
+            }
+        }
+    }
+
+    /// `self` after the changes from `before` to `after`.
+    fn after(
+        &self,
+        size: BoardSize,
+        coupling: &Coupling,
+        before: &[Cell; MAX_POINTS],
+        after: &[Cell; MAX_POINTS],
+    ) -> Fields {
+        let mut fields = self.clone();
+        for (j, (&from, &to)) in before.iter().zip(after).enumerate().take(size.points()) {
+            fields.change(size, coupling, j, from, to);
+        }
+        fields
+    }
+}
+
+/// The classifier of one board: each point's current [`Cell`] (the state of its hysteresis)
+/// and the classified stones' shares at every point. About 4.7 KiB.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Classifier {
+    size: BoardSize,
+    thresholds: Thresholds,
+    cells: [Cell; MAX_POINTS],
+    fields: Fields,
+    /// The coupling `fields` were summed with (a new calibration's sums them again).
+    coupling: Coupling,
+}
+
+impl Classifier {
+    /// A board of `size` with every point uncertain until its first scan.
+    pub fn new(size: BoardSize, thresholds: Thresholds) -> Classifier {
+        Classifier {
+            size,
+            thresholds,
+            cells: [Cell::Uncertain; MAX_POINTS],
+            fields: Fields::none(),
+            coupling: Coupling::none(),
+        }
+    }
+
+    /// The current cells, as a `Scan` carries them.
+    pub fn cells(&self) -> PackedCells {
+        let cells = self.cells.iter().copied().take(self.size.points());
+        PackedCells::from_cells(self.size, cells).unwrap_or(PackedCells::new(self.size))
+    }
+
+    /// Classifies one scan: `readings` (counts, point order, one per point, from
+    /// [`crate::oversample::trimmed_mean`]) with the board's calibration `cal` and each point's
+    /// `health` (a [`Health::HEALTHY`] slice, or fewer entries, for no known faults). Returns
+    /// the new cells; on a wrong number of readings, or a calibration of another board size,
+    /// an error and nothing changes.
+    pub fn update(
+        &mut self,
+        readings: &[u16],
+        cal: &BoardCalibration,
+        health: &[Health],
+    ) -> Result<PackedCells, ReadingCountError> {
+        let n = self.size.points();
+        if readings.len() != n || cal.size() != self.size {
+            return Err(ReadingCountError {
+                expected: n,
+                actual: readings.len(),
+            });
+        }
+        if cal.coupling() != &self.coupling {
+            let none = [Cell::Uncertain; MAX_POINTS];
+            self.fields = Fields::none().after(self.size, cal.coupling(), &none, &self.cells);
+            self.coupling = cal.coupling().clone();
+        }
+        let before = self.cells;
+        // Pass 1: the other stones as they were; pass 2: as pass 1 read them.
+        let mut first = before;
+        self.pass(readings, cal, health, &self.fields, &mut first);
+        let fields = self
+            .fields
+            .after(self.size, &self.coupling, &before, &first);
+        let mut second = before;
+        self.pass(readings, cal, health, &fields, &mut second);
+        self.fields = self
+            .fields
+            .after(self.size, &self.coupling, &before, &second);
+        self.cells = second;
+        Ok(self.cells())
+    }
+
+    fn pass(
+        &self,
+        readings: &[u16],
+        cal: &BoardCalibration,
+        health: &[Health],
+        fields: &Fields,
+        out: &mut [Cell; MAX_POINTS],
+    ) {
+        let points = readings.iter().zip(cal.points());
+        let shares = fields.black.iter().zip(&fields.white);
+        for (i, (((&reading, p), (&black, &white)), slot)) in
+            points.zip(shares).zip(out.iter_mut()).enumerate()
+        {
+            let readable = health.get(i).is_none_or(|h| h.is_readable());
+            let prev = self.cells.get(i).copied().unwrap_or(Cell::Uncertain);
+            *slot = if readable {
+                self.next(prev, reading, p, black, white)
+            } else {
+                Cell::Uncertain
+            };
+        }
+    }
+
+    /// The cell after `prev` for a `reading` of a point calibrated as `p`, with `black` ppm of
+    /// its black span and `white` ppm of its white span coming from the other stones.
+    fn next(&self, prev: Cell, reading: u16, p: &PointCalibration, black: i32, white: i32) -> Cell {
+        let (bs, ws) = (i64::from(p.black_span()), i64::from(p.white_span()));
+        if bs == 0 || ws == 0 || bs.signum() == ws.signum() {
+            return Cell::Uncertain;
+        }
+        let others = (bs * i64::from(black) + ws * i64::from(white)) / 1_000_000;
+        let own = i64::from(reading) - i64::from(p.empty) - others;
+        // where the reading sits on each colour's scale (‰); of opposite signs
+        let zb = (own * 1000 / bs).clamp(-100_000, 100_000) as i32;
+        let zw = (own * 1000 / ws).clamp(-100_000, 100_000) as i32;
+        let t = &self.thresholds;
+        match prev {
+            Cell::Black if zb >= t.leave_permille => return Cell::Black,
+            Cell::White if zw >= t.leave_permille => return Cell::White,
+            Cell::Empty
+                if zb.abs() <= t.empty_leave_permille && zw.abs() <= t.empty_leave_permille =>
+            {
+                return Cell::Empty
+            }
+            _ => {}
+        }
+        if zb >= t.enter_permille {
+            Cell::Black
+        } else if zw >= t.enter_permille {
+            Cell::White
+        } else if zb.abs() <= t.empty_enter_permille && zw.abs() <= t.empty_enter_permille {
+            Cell::Empty
+        } else {
+            Cell::Uncertain
+        }
+    }
+}

@@ -1,0 +1,276 @@
+//! The coupling between points: how much of a stone's field reaches the sensor of every other
+//! point, as a share of what it gives its own sensor.
+//!
+//! Every stone's magnet is a dipole, and a dipole's vertical field at horizontal distance `r`
+//! and height `z` is proportional to `(3z²/R² − 1)/R³`, `R² = r² + z²`: it turns over at
+//! `r = z/√2` and then falls with the cube of the distance. One stone's share at its neighbour
+//! is a percent or two — but a board covered with stones adds hundreds of small shares: for
+//! the design of hardware/WIRING.md (magnets 12 mm above the sensors, points 23.5 × 25 mm
+//! apart) a sensor in the middle of a board full of black stones reads only 70 % of what one
+//! black stone gives it. So the coupling is a table over every offset of a 19 × 19 board, not
+//! the eight neighbours; [`Coupling::measure`] fills it from single stones and the full
+//! patterns of the calibration (near offsets as measured, far ones from the dipole fitted to
+//! them), and [`crate::classify`] takes every classified stone's share out of each reading.
+
+use smartgoban_protocol::BoardSize;
+
+/// The largest offset between two points of a board (19 × 19: 18 lines).
+pub const MAX_OFFSET: usize = 18;
+
+/// One million: shares are in millionths (ppm) of a stone's field on its own sensor.
+pub const PPM: i32 = 1_000_000;
+
+/// Offsets up to this many lines (each way) are measured; farther ones follow the dipole.
+pub const NEAR: usize = 2;
+
+/// The design: the magnet's centre above the sensor (mm) for a stone at rest.
+pub const DESIGN_HEIGHT_MM: f64 = 12.0;
+
+/// The design: line spacing across (between columns) and along (between rows), mm; RULES.md
+/// R32 gives 23–24 and 24.5–25.5.
+pub const DESIGN_PITCH_MM: (f64, f64) = (23.5, 25.0);
+
+/// Each offset's share (ppm), by `(|dx|, |dy|)` in lines; `(0, 0)` is the stone's own sensor
+/// ([`PPM`]). 1,444 bytes.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Coupling {
+    table: [[i32; MAX_OFFSET + 1]; MAX_OFFSET + 1],
+}
+
+impl Default for Coupling {
+    /// The dipole of the design ([`DESIGN_HEIGHT_MM`], [`DESIGN_PITCH_MM`]).
+    fn default() -> Coupling {
+        Coupling::dipole(DESIGN_HEIGHT_MM, DESIGN_PITCH_MM)
+    }
+}
+
+impl Coupling {
+    /// No coupling: each sensor sees its own stone only.
+    pub const fn none() -> Coupling {
+        let mut table = [[0; MAX_OFFSET + 1]; MAX_OFFSET + 1];
+        table[0][0] = PPM;
+        Coupling { table }
+    }
+
+    /// A point dipole `height_mm` above the sensors, points `pitch_mm` (across, along) apart.
+    pub fn dipole(height_mm: f64, pitch_mm: (f64, f64)) -> Coupling {
+        let mut c = Coupling::none();
+        for (dy, row) in c.table.iter_mut().enumerate() {
+            for (dx, share) in row.iter_mut().enumerate() {
+                let r = (dx as f64 * pitch_mm.0, dy as f64 * pitch_mm.1);
+                *share = (dipole_share(r, height_mm) * f64::from(PPM)) as i32;
+            }
+        }
+        c
+    }
+
+    /// The share (ppm) at offset `(dx, dy)` lines; 0 past [`MAX_OFFSET`].
+    pub fn at(&self, dx: i32, dy: i32) -> i32 {
+        let (x, y) = (dx.unsigned_abs() as usize, dy.unsigned_abs() as usize);
+        self.table
+            .get(y)
+            .and_then(|row| row.get(x))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    fn set(&mut self, dx: usize, dy: usize, share: i32) {
+        if let Some(slot) = self.table.get_mut(dy).and_then(|row| row.get_mut(dx)) {
+            *slot = share;
+        }
+    }
+
+    /// What every point of a board of `size` covered with stones of one colour gives point
+    /// `i`'s sensor, its own stone included (ppm of its own stone alone): the full pattern's
+    /// reading over the single stone's.
+    pub fn total_ppm(&self, size: BoardSize, i: usize) -> i64 {
+        let n = i32::from(size.get());
+        let (x, y) = ((i as i32) % n, (i as i32) / n);
+        let mut total = 0i64;
+        for yj in 0..n {
+            for xj in 0..n {
+                total += i64::from(self.at(x - xj, y - yj));
+            }
+        }
+        total
+    }
+
+    /// Measures a board's coupling. `empty` and `full` are every point's mean reading (counts,
+    /// point order) on the empty board and with every point holding a stone of one colour;
+    /// each of `singles` is `(j, readings)`: the board's mean readings with one stone of that
+    /// colour alone on point `j` (a few, inside the board; 8 at most are used).
+    ///
+    /// Each sensor's own span is `(full − empty) / total` ([`Coupling::total_ppm`]), and a
+    /// single stone's reading at another sensor over that sensor's own span is the share at
+    /// their offset: starting from no coupling, the shares of the offsets up to [`NEAR`] lines
+    /// are measured (the median over the stones), the dipole height that fits them best gives
+    /// the farther ones, the own spans are worked out again, six times over. `None` when the
+    /// patterns do not fit the board or no single stone has a neighbour with a usable span.
+    pub fn measure(
+        size: BoardSize,
+        empty: &[u16],
+        full: &[u16],
+        singles: &[(usize, &[u16])],
+    ) -> Option<Coupling> {
+        let points = size.points();
+        if empty.len() != points || full.len() != points {
+            return None;
+        }
+        let n = usize::from(size.get());
+        let mut coupling = Coupling::none();
+        let mut own = [0f64; crate::MAX_POINTS];
+        for _ in 0..6 {
+            for (i, slot) in own.iter_mut().enumerate().take(points) {
+                let span = f64::from(*full.get(i)?) - f64::from(*empty.get(i)?);
+                *slot = span * f64::from(PPM) / coupling.total_ppm(size, i).max(1) as f64;
+            }
+            // the near offsets' shares, each single stone's neighbours over their own spans
+            let mut near = [[0f64; NEAR + 1]; NEAR + 1];
+            let mut measured = [[false; NEAR + 1]; NEAR + 1];
+            for (dy, row) in near.iter_mut().enumerate() {
+                for (dx, share) in row.iter_mut().enumerate() {
+                    if dx == 0 && dy == 0 {
+                        continue;
+                    }
+                    let mut samples = [0f64; 32];
+                    let mut count = 0;
+                    for &(j, readings) in singles.iter().take(8) {
+                        if readings.len() != points {
+                            continue;
+                        }
+                        let (xj, yj) = ((j % n) as i32, (j / n) as i32);
+                        for (sx, sy) in [(1, 1), (-1, 1), (1, -1), (-1, -1)] {
+                            if (dx == 0 && sx < 0) || (dy == 0 && sy < 0) {
+                                continue; // the same point twice
+                            }
+                            let (x, y) = (xj + sx * dx as i32, yj + sy * dy as i32);
+                            if !(0..n as i32).contains(&x) || !(0..n as i32).contains(&y) {
+                                continue;
+                            }
+                            let i = y as usize * n + x as usize;
+                            let span = *own.get(i)?;
+                            if span.abs() < f64::from(crate::health::DEAD_SPAN) {
+                                continue;
+                            }
+                            let dev = f64::from(*readings.get(i)?) - f64::from(*empty.get(i)?);
+                            if let Some(slot) = samples.get_mut(count) {
+                                *slot = dev / span;
+                                count += 1;
+                            }
+                        }
+                    }
+                    if let Some(m) = median(samples.get_mut(..count)?) {
+                        *share = m;
+                        if let Some(flag) = measured.get_mut(dy).and_then(|r| r.get_mut(dx)) {
+                            *flag = true;
+                        }
+                    }
+                }
+            }
+            let pitch = DESIGN_PITCH_MM;
+            let height = fit_height(&near, &measured, pitch)?;
+            coupling = Coupling::dipole(height, pitch);
+            for (dy, row) in near.iter().enumerate() {
+                for (dx, &share) in row.iter().enumerate() {
+                    if measured.get(dy).and_then(|r| r.get(dx)) == Some(&true) {
+                        coupling.set(dx, dy, (share * f64::from(PPM)) as i32);
+                    }
+                }
+            }
+        }
+        Some(coupling)
+    }
+}
+
+/// The dipole's vertical field at horizontal offset `r` (mm) from a magnet `z` mm above the
+/// sensor, over the field straight under it.
+fn dipole_share(r: (f64, f64), z: f64) -> f64 {
+    let r2 = r.0 * r.0 + r.1 * r.1 + z * z;
+    let r5 = r2 * r2 * sqrt(r2);
+    // (3z²/R² − 1)/R³ over 2/z³
+    (3.0 * z * z - r2) / r5 * (z * z * z) / 2.0
+}
+
+/// The dipole height (mm, 4 to 40 in steps of 0.05) whose shares best fit the measured near
+/// ones (least squares); `None` when nothing was measured.
+fn fit_height(
+    near: &[[f64; NEAR + 1]; NEAR + 1],
+    measured: &[[bool; NEAR + 1]; NEAR + 1],
+    pitch: (f64, f64),
+) -> Option<f64> {
+    let mut best: Option<(f64, f64)> = None;
+    for step in 0..=720 {
+        let z = 4.0 + f64::from(step) * 0.05;
+        let mut error = 0.0;
+        let mut any = false;
+        for (dy, (row, flags)) in near.iter().zip(measured).enumerate() {
+            for (dx, (&share, &m)) in row.iter().zip(flags).enumerate() {
+                if m {
+                    let model = dipole_share((dx as f64 * pitch.0, dy as f64 * pitch.1), z);
+                    error += (share - model) * (share - model);
+                    any = true;
+                }
+            }
+        }
+        if any && best.is_none_or(|(_, e)| error < e) {
+            best = Some((z, error));
+        }
+    }
+    best.map(|(z, _)| z)
+}
+
+/// The median of `values` (sorted in place); `None` when empty.
+fn median(values: &mut [f64]) -> Option<f64> {
+    values.sort_unstable_by(f64::total_cmp);
+    values.get(values.len() / 2).copied()
+}
+
+/// √v by Newton's method (`core` has no square root); `v ≥ 0`.
+fn sqrt(v: f64) -> f64 {
+    if v <= 0.0 {
+        return 0.0;
+    }
+    let mut x = if v > 1.0 { v } else { 1.0 };
+    for _ in 0..64 {
+        let next = 0.5 * (x + v / x);
+        if (next - x).abs() <= 1e-12 * x {
+            return next;
+        }
+        x = next;
+    }
+    x
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_dipole_turns_over_and_falls_off() {
+        let c = Coupling::default();
+        assert_eq!(c.at(0, 0), PPM);
+        // under the neighbours the field points the other way, a percent or two
+        assert!((-25_000..-10_000).contains(&c.at(1, 0)), "{}", c.at(1, 0));
+        assert!((-25_000..-5_000).contains(&c.at(1, 1)), "{}", c.at(1, 1));
+        assert_eq!(c.at(-1, 0), c.at(1, 0));
+        assert!(
+            c.at(0, 1) != c.at(1, 0),
+            "rows are farther apart than columns"
+        );
+        assert!(c.at(18, 18) < 0 && c.at(18, 18) > -200);
+        assert_eq!(c.at(19, 0), 0);
+        assert!((sqrt(2.0) - core::f64::consts::SQRT_2).abs() < 1e-12);
+        assert_eq!(sqrt(0.0), 0.0);
+    }
+
+    #[test]
+    fn a_full_board_gives_its_middle_much_less_than_one_stone() {
+        let c = Coupling::default();
+        let s = BoardSize::new(19).unwrap();
+        let centre = c.total_ppm(s, 180);
+        let corner = c.total_ppm(s, 0);
+        assert!((650_000..750_000).contains(&centre), "{centre}");
+        assert!(corner > centre + 100_000, "{corner}");
+        assert_eq!(Coupling::none().total_ppm(s, 180), i64::from(PPM));
+    }
+}
