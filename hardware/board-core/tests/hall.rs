@@ -469,3 +469,26 @@ fn every_point_of_a_crowded_19x19_board_reads_its_stone() {
         }
     }
 }
+
+#[test]
+fn the_wiring_document_states_the_design_the_code_assumes() {
+    use smartgoban_board_core::coupling::{DESIGN_HEIGHT_MM, DESIGN_PITCH_MM};
+    let wiring = include_str!("../../WIRING.md");
+    let (across, along) = DESIGN_PITCH_MM;
+    assert_eq!((across, along), (PX, PY), "the tests' board is the design");
+    for text in [
+        format!("| line spacing across (between columns) | {across:.1} mm |"),
+        format!("| line spacing along (between rows) | {along:.1} mm |"),
+        format!("The magnet's centre is thus {DESIGN_HEIGHT_MM} mm above its sensor"),
+        format!(
+            "enter threshold {} %",
+            Thresholds::default().enter_permille / 10
+        ),
+    ] {
+        let flat = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            flat(wiring).contains(&flat(&text)),
+            "WIRING.md does not say: {text}"
+        );
+    }
+}
