@@ -47,6 +47,7 @@ fn main() {
             seed: 1,
             speed: Speed::Factor(4.0),
             press_clock: false,
+            firmware: false,
         };
         let device = smartgoban::sim::start(&source, playing, link.clone(), 1).unwrap();
         let daemon = Service::start(

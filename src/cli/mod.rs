@@ -114,6 +114,11 @@ pub struct BoardArgs {
     /// Speed of the virtual clock: `max` (no waiting) or a factor of real time (1 = real time).
     #[arg(long, default_value = "2", value_parser = parse_speed)]
     pub speed: Speed,
+    /// Read the virtual board as the real one: Hall sensors with a real batch's spread and a
+    /// few faulty ones (weak, noisy, mounted the other way round), calibrated and classified
+    /// by the firmware's own logic (hardware/board-core).
+    #[arg(long)]
+    pub firmware: bool,
 }
 
 impl BoardArgs {
@@ -124,6 +129,7 @@ impl BoardArgs {
             seed: self.seed,
             speed: self.speed,
             press_clock: false,
+            firmware: self.firmware,
         }
     }
 }

@@ -4,7 +4,9 @@
 //!
 //! A game record (through virtual players, [`player`]) or a board script ([`script`]) becomes
 //! a timeline of physical [`action::Action`]s; the [`physics`] turns the board and the hands
-//! over it into scans with the chosen [`noise`] model; the [`device`] streams them at 50 scans
+//! over it into scans with the chosen [`noise`] model (or, with `--firmware`, the [`hall`]
+//! board reads it through Hall sensors and the firmware's own logic); the [`device`] streams
+//! them at 50 scans
 //! per second of board time. Everything random is drawn from one seeded generator, so a run
 //! can be repeated exactly.
 
@@ -12,6 +14,7 @@ pub mod action;
 pub mod blitz;
 pub mod board;
 pub mod device;
+pub mod hall;
 pub mod inject;
 pub mod loopback;
 pub mod noise;
@@ -104,6 +107,20 @@ pub struct Playing {
     /// The players of a game record press the clock after each move (a game with a time
     /// control); a script presses it where it says.
     pub press_clock: bool,
+    /// The board is read as the real one: Hall sensors with their spread and faults, read
+    /// through the firmware's own calibration and classification ([`hall`], `--firmware`).
+    pub firmware: bool,
+}
+
+impl Playing {
+    /// The noise parameters: the model's, read through Hall sensors with `firmware`.
+    pub fn params(&self) -> noise::NoiseParams {
+        let mut params = self.noise.params();
+        if self.firmware {
+            params.hall = Some(hall::HallParams::for_noise(self.noise));
+        }
+        params
+    }
 }
 
 /// Board time after the last action before a timeline counts as played out, ms: enough for
@@ -135,7 +152,7 @@ pub fn start_version(
     device_id: u32,
     protocol_version: u8,
 ) -> std::io::Result<SimHandle> {
-    let noise = playing.noise.params();
+    let noise = playing.params();
     spawn(
         source
             .timeline_with(

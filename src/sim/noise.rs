@@ -91,6 +91,10 @@ pub struct NoiseParams {
     /// cannot show, injected violations) and give the hand radius, the wrong colours, the
     /// bounces, the lifting hands and gaps and the misreads of the quick part.
     pub tempo: Option<Tempo>,
+    /// `None`: the sensors read cells directly (the classic virtual board). `Some`: the board
+    /// is read as the real one, through Hall sensors and the firmware's own logic
+    /// ([`super::hall`], `sim --firmware`).
+    pub hall: Option<super::hall::HallParams>,
 }
 
 /// How quick players overlap their moves ([`NoiseModel::Blitz`], [`super::blitz`]). Times in
@@ -160,6 +164,7 @@ impl NoiseModel {
                 misread_scans: 1..=1,
                 slide_per_mille: 0,
                 tempo: None,
+                hall: None,
             },
             NoiseModel::Realistic => NoiseParams {
                 think_ms: 500..=1500,
@@ -175,6 +180,7 @@ impl NoiseModel {
                 misread_scans: 1..=1,
                 slide_per_mille: 0,
                 tempo: None,
+                hall: None,
             },
             NoiseModel::Harsh => NoiseParams {
                 think_ms: 800..=2000,
@@ -190,6 +196,7 @@ impl NoiseModel {
                 misread_scans: 1..=3,
                 slide_per_mille: 50,
                 tempo: None,
+                hall: None,
             },
             NoiseModel::Blitz => NoiseParams {
                 think_ms: 500..=1500,
@@ -205,6 +212,7 @@ impl NoiseModel {
                 misread_scans: 1..=1,
                 slide_per_mille: 0,
                 tempo: Some(Tempo::default()),
+                hall: None,
             },
         }
     }

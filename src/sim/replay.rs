@@ -1,10 +1,12 @@
 //! [`Replay`]: the virtual board without a wire — a timeline of actions applied to the
-//! [`Physics`] and read out at 50 scans a second of board time.
+//! [`Physics`] (or, with [`NoiseParams::hall`], to the [`HallBoard`]) and read out at 50 scans
+//! a second of board time.
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use super::action::{Action, LinkFault, TimedAction};
+use super::hall::HallBoard;
 use super::noise::NoiseParams;
 use super::physics::Physics;
 use super::player::SCAN_MS;
@@ -34,10 +36,33 @@ pub enum Tick {
     Fault(LinkFault),
 }
 
+/// The sensors: cells read directly, or Hall sensors read through the firmware's logic.
+#[derive(Debug)]
+enum Sensors {
+    Cells(Physics),
+    Hall(Box<HallBoard>),
+}
+
+impl Sensors {
+    fn apply(&mut self, action: &Action, now_ms: u64, rng: &mut ChaCha8Rng) {
+        match self {
+            Sensors::Cells(p) => p.apply(action, now_ms, rng),
+            Sensors::Hall(h) => h.apply(action, now_ms, rng),
+        }
+    }
+
+    fn scan(&mut self, now_ms: u64, rng: &mut ChaCha8Rng) -> PackedCells {
+        match self {
+            Sensors::Cells(p) => p.scan(now_ms, rng),
+            Sensors::Hall(h) => h.scan(rng),
+        }
+    }
+}
+
 /// A timeline being played on the physical board. Deterministic for a seed.
 #[derive(Debug)]
 pub struct Replay {
-    physics: Physics,
+    physics: Sensors,
     rng: ChaCha8Rng,
     actions: Vec<TimedAction>,
     next_action: usize,
@@ -48,9 +73,14 @@ pub struct Replay {
 impl Replay {
     /// Starts `actions` (sorted by time) on an empty board at board time 0.
     pub fn new(actions: Vec<TimedAction>, size: BoardSize, noise: &NoiseParams, seed: u64) -> Self {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let physics = match &noise.hall {
+            None => Sensors::Cells(Physics::new(size, noise)),
+            Some(hall) => Sensors::Hall(Box::new(HallBoard::new(size, noise, hall, &mut rng))),
+        };
         Replay {
-            physics: Physics::new(size, noise),
-            rng: ChaCha8Rng::seed_from_u64(seed),
+            physics,
+            rng,
             actions,
             next_action: 0,
             board_ms: 0,

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use smartgoban::sim::NoiseModel;
 
-use crate::support::{compare, corpus_files, read_record, replay, run_all};
+use crate::support::{compare, corpus_files, read_record, replay_with, run_all};
 
 fn job(
     noise: NoiseModel,
@@ -19,12 +19,31 @@ fn job(
        + Send
        + Sync
        + 'static {
+    job_with(noise, false)
+}
+
+/// A replay of one game with `noise`, through the firmware's sensors when `firmware`.
+fn job_with(
+    noise: NoiseModel,
+    firmware: bool,
+) -> impl Fn(
+    PathBuf,
+    u64,
+) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), String>> + Send>>
+       + Clone
+       + Send
+       + Sync
+       + 'static {
     move |path: PathBuf, seed: u64| {
         Box::pin(async move {
             let source = read_record(&path);
-            let summary = replay(&path, noise, seed).await?;
-            compare(&source, &summary)
-                .map_err(|e| format!("{} ({noise:?}, seed {seed}): {e}", path.display()))
+            let summary = replay_with(&path, noise, seed, firmware).await?;
+            compare(&source, &summary).map_err(|e| {
+                format!(
+                    "{} ({noise:?}, seed {seed}, firmware {firmware}): {e}",
+                    path.display()
+                )
+            })
         })
     }
 }
@@ -36,6 +55,24 @@ fn report(kind: &str, runs: usize, errors: Vec<String>) {
         errors.len(),
         errors.join("\n")
     );
+}
+
+/// Real games read as the real board is read (`--firmware`, issue 17): Hall sensors with a
+/// real batch's spread and a few weak, noisy and reversed ones, stones off their points and
+/// magnets of uneven strength, calibrated and classified by the firmware's own logic
+/// (hardware/board-core) — a sample of 20 games under realistic noise and 10 under harsh, each
+/// recorded exactly.
+#[test]
+fn a_sample_replays_exactly_through_the_firmwares_hall_sensors() {
+    let files = corpus_files();
+    let step = (files.len() / 20).max(1);
+    let sample: Vec<PathBuf> = files.into_iter().step_by(step).take(20).collect();
+    let realistic: Vec<_> = sample.iter().map(|f| (f.clone(), 5)).collect();
+    let harsh: Vec<_> = sample.iter().step_by(2).map(|f| (f.clone(), 6)).collect();
+    let (r, h) = (realistic.len(), harsh.len());
+    let mut errors = run_all(realistic, 2, job_with(NoiseModel::Realistic, true));
+    errors.extend(run_all(harsh, 2, job_with(NoiseModel::Harsh, true)));
+    report("firmware", r + h, errors);
 }
 
 /// Every game, clean noise.

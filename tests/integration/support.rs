@@ -55,6 +55,7 @@ pub fn demo_args(game: Option<&Path>, noise: NoiseModel, seed: u64) -> DemoArgs 
             noise,
             seed,
             speed: Speed::Max,
+            firmware: false,
         },
         http: "127.0.0.1:0".parse().unwrap(),
         record: None,
@@ -72,7 +73,20 @@ pub fn demo_args(game: Option<&Path>, noise: NoiseModel, seed: u64) -> DemoArgs 
 
 /// Runs the demo (virtual board → pty → service) on a record file.
 pub async fn replay(path: &Path, noise: NoiseModel, seed: u64) -> Result<DemoSummary, String> {
-    demo::run(demo_args(Some(path), noise, seed))
+    replay_with(path, noise, seed, false).await
+}
+
+/// [`replay`], the virtual board read through Hall sensors and the firmware's logic when
+/// `firmware` (`--firmware`).
+pub async fn replay_with(
+    path: &Path,
+    noise: NoiseModel,
+    seed: u64,
+    firmware: bool,
+) -> Result<DemoSummary, String> {
+    let mut args = demo_args(Some(path), noise, seed);
+    args.board.firmware = firmware;
+    demo::run(args)
         .await
         .map_err(|e| format!("{}: {e}", path.display()))
 }
@@ -317,6 +331,7 @@ impl Rig {
             seed,
             speed,
             press_clock: false,
+            firmware: false,
         };
         let device =
             smartgoban::sim::start_version(&source, playing, link.clone(), 1, protocol_version)

@@ -168,6 +168,7 @@ fn plug_in_board(dir: &Path) -> smartgoban::sim::SimHandle {
         seed: 1,
         speed: Speed::Factor(4.0),
         press_clock: false,
+        firmware: false,
     };
     smartgoban::sim::start(&Source::Record(record), playing, dir.join("board"), 1).unwrap()
 }

@@ -11,7 +11,9 @@
 //! black or white at [`Thresholds::enter_permille`] and stays until it falls below
 //! [`Thresholds::leave_permille`]; it enters empty within [`Thresholds::empty_enter_permille`]
 //! and stays until it leaves [`Thresholds::empty_leave_permille`]; anything else is uncertain
-//! (a stone being lifted or put down, a stone between two points). A dead sensor
+//! (a stone being lifted or put down, a stone between two points) — unless its reading lies
+//! still on one colour's side for a while ([`Thresholds::steady_permille`]): a weak magnet or
+//! a stone well off its point, which the host must not lose. A dead sensor
 //! ([`crate::health`]) always reads uncertain, which the host treats as "keep what was there".
 //!
 //! Cost per scan: two passes over the points, plus one pass over the board for each point
@@ -36,17 +38,30 @@ pub struct Thresholds {
     pub empty_enter_permille: i32,
     /// An empty point stays empty within this share.
     pub empty_leave_permille: i32,
+    /// An uncertain point whose reading lies still at this share or more of a colour's span
+    /// (but under [`Thresholds::enter_permille`]) for [`Thresholds::steady_scans`] scans
+    /// becomes that colour: a weak magnet or a stone well off its point, which nothing but a
+    /// stone lying there gives (a stone being put down or lifted does not lie still).
+    pub steady_permille: i32,
+    /// Scans a reading must lie still for ([`Thresholds::steady_permille`]).
+    pub steady_scans: u8,
+    /// How far a reading may wander while it lies still (‰ of the span, highest − lowest).
+    pub steady_spread_permille: i32,
 }
 
 impl Default for Thresholds {
     /// Enter a colour at 55 % (a stone 5 mm off its point reads 61 % by the design of
-    /// hardware/WIRING.md), leave it below 35 %; enter empty within 20 %, leave it past 30 %.
+    /// hardware/WIRING.md), leave it below 35 %; enter empty within 20 %, leave it past 30 %;
+    /// a reading of 40 % or more lying still (within 6 %) for 10 scans (200 ms) is a stone.
     fn default() -> Thresholds {
         Thresholds {
             enter_permille: 550,
             leave_permille: 350,
             empty_enter_permille: 200,
             empty_leave_permille: 300,
+            steady_permille: 400,
+            steady_scans: 10,
+            steady_spread_permille: 60,
         }
     }
 }
@@ -133,13 +148,27 @@ impl Fields {
     }
 }
 
-/// The classifier of one board: each point's current [`Cell`] (the state of its hysteresis)
-/// and the classified stones' shares at every point. About 4.7 KiB.
+/// How long an uncertain point's reading has lain still, and within what.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Steady {
+    scans: u8,
+    black: bool,
+    lo: i16,
+    hi: i16,
+}
+
+/// Where a reading sits on a point's black and white scales (‰; of opposite signs).
+type Scales = [(i16, i16); MAX_POINTS];
+
+/// The classifier of one board: each point's current [`Cell`] (the state of its hysteresis),
+/// how long an uncertain reading has lain still, and the classified stones' shares at every
+/// point. About 6.5 KiB.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Classifier {
     size: BoardSize,
     thresholds: Thresholds,
     cells: [Cell; MAX_POINTS],
+    steady: [Steady; MAX_POINTS],
     fields: Fields,
     /// The coupling `fields` were summed with (a new calibration's sums them again).
     coupling: Coupling,
@@ -152,6 +181,7 @@ impl Classifier {
             size,
             thresholds,
             cells: [Cell::Uncertain; MAX_POINTS],
+            steady: [Steady::default(); MAX_POINTS],
             fields: Fields::none(),
             coupling: Coupling::none(),
         }
@@ -189,12 +219,14 @@ impl Classifier {
         let before = self.cells;
         // Pass 1: the other stones as they were; pass 2: as pass 1 read them.
         let mut first = before;
-        self.pass(readings, cal, health, &self.fields, &mut first);
+        let mut scales: Scales = [(0, 0); MAX_POINTS];
+        self.pass(readings, cal, health, &self.fields, &mut first, &mut scales);
         let fields = self
             .fields
             .after(self.size, &self.coupling, &before, &first);
         let mut second = before;
-        self.pass(readings, cal, health, &fields, &mut second);
+        self.pass(readings, cal, health, &fields, &mut second, &mut scales);
+        self.lie_still(&scales, &mut second);
         self.fields = self
             .fields
             .after(self.size, &self.coupling, &before, &second);
@@ -209,53 +241,107 @@ impl Classifier {
         health: &[Health],
         fields: &Fields,
         out: &mut [Cell; MAX_POINTS],
+        scales: &mut Scales,
     ) {
         let points = readings.iter().zip(cal.points());
         let shares = fields.black.iter().zip(&fields.white);
-        for (i, (((&reading, p), (&black, &white)), slot)) in
-            points.zip(shares).zip(out.iter_mut()).enumerate()
+        for (i, ((((&reading, p), (&black, &white)), slot), scale)) in points
+            .zip(shares)
+            .zip(out.iter_mut())
+            .zip(scales.iter_mut())
+            .enumerate()
         {
             let readable = health.get(i).is_none_or(|h| h.is_readable());
             let prev = self.cells.get(i).copied().unwrap_or(Cell::Uncertain);
-            *slot = if readable {
+            (*slot, *scale) = if readable {
                 self.next(prev, reading, p, black, white)
             } else {
-                Cell::Uncertain
+                (Cell::Uncertain, (0, 0))
             };
         }
     }
 
+    /// The rule of the still reading ([`Thresholds::steady_permille`]): counts, for each
+    /// point this scan left uncertain, how long its reading has lain still on one colour's
+    /// scale, and gives it that colour once it has for [`Thresholds::steady_scans`].
+    fn lie_still(&mut self, scales: &Scales, cells: &mut [Cell; MAX_POINTS]) {
+        let t = self.thresholds;
+        for ((steady, cell), &(zb, zw)) in self.steady.iter_mut().zip(cells.iter_mut()).zip(scales)
+        {
+            let (colour, z) = if zb > 0 {
+                (Cell::Black, i32::from(zb))
+            } else {
+                (Cell::White, i32::from(zw))
+            };
+            if *cell != Cell::Uncertain || z < t.steady_permille || z >= t.enter_permille {
+                steady.scans = 0;
+                continue;
+            }
+            let z = z as i16; // under enter_permille: fits
+            let black = colour == Cell::Black;
+            let (lo, hi) = (steady.lo.min(z), steady.hi.max(z));
+            *steady = if steady.scans > 0
+                && steady.black == black
+                && i32::from(hi) - i32::from(lo) <= t.steady_spread_permille
+            {
+                Steady {
+                    scans: steady.scans.saturating_add(1),
+                    black,
+                    lo,
+                    hi,
+                }
+            } else {
+                Steady {
+                    scans: 1,
+                    black,
+                    lo: z,
+                    hi: z,
+                }
+            };
+            if steady.scans >= t.steady_scans {
+                *cell = colour;
+                steady.scans = 0;
+            }
+        }
+    }
+
     /// The cell after `prev` for a `reading` of a point calibrated as `p`, with `black` ppm of
-    /// its black span and `white` ppm of its white span coming from the other stones.
-    fn next(&self, prev: Cell, reading: u16, p: &PointCalibration, black: i32, white: i32) -> Cell {
+    /// its black span and `white` ppm of its white span coming from the other stones; and where
+    /// the reading sits on the point's black and white scales (‰, clamped to ±30,000).
+    fn next(
+        &self,
+        prev: Cell,
+        reading: u16,
+        p: &PointCalibration,
+        black: i32,
+        white: i32,
+    ) -> (Cell, (i16, i16)) {
         let (bs, ws) = (i64::from(p.black_span()), i64::from(p.white_span()));
         if bs == 0 || ws == 0 || bs.signum() == ws.signum() {
-            return Cell::Uncertain;
+            return (Cell::Uncertain, (0, 0));
         }
         let others = (bs * i64::from(black) + ws * i64::from(white)) / 1_000_000;
         let own = i64::from(reading) - i64::from(p.empty) - others;
         // where the reading sits on each colour's scale (‰); of opposite signs
-        let zb = (own * 1000 / bs).clamp(-100_000, 100_000) as i32;
-        let zw = (own * 1000 / ws).clamp(-100_000, 100_000) as i32;
+        let zb = (own * 1000 / bs).clamp(-30_000, 30_000) as i32;
+        let zw = (own * 1000 / ws).clamp(-30_000, 30_000) as i32;
+        let scales = (zb as i16, zw as i16);
         let t = &self.thresholds;
-        match prev {
-            Cell::Black if zb >= t.leave_permille => return Cell::Black,
-            Cell::White if zw >= t.leave_permille => return Cell::White,
+        let cell = match prev {
+            Cell::Black if zb >= t.leave_permille => Cell::Black,
+            Cell::White if zw >= t.leave_permille => Cell::White,
             Cell::Empty
                 if zb.abs() <= t.empty_leave_permille && zw.abs() <= t.empty_leave_permille =>
             {
-                return Cell::Empty
+                Cell::Empty
             }
-            _ => {}
-        }
-        if zb >= t.enter_permille {
-            Cell::Black
-        } else if zw >= t.enter_permille {
-            Cell::White
-        } else if zb.abs() <= t.empty_enter_permille && zw.abs() <= t.empty_enter_permille {
-            Cell::Empty
-        } else {
-            Cell::Uncertain
-        }
+            _ if zb >= t.enter_permille => Cell::Black,
+            _ if zw >= t.enter_permille => Cell::White,
+            _ if zb.abs() <= t.empty_enter_permille && zw.abs() <= t.empty_enter_permille => {
+                Cell::Empty
+            }
+            _ => Cell::Uncertain,
+        };
+        (cell, scales)
     }
 }
