@@ -16,6 +16,8 @@
 //!   fitted to single stones), which a board full of stones makes large.
 //! - [`health`]: dead, swapped, weak and noisy sensors, told from their calibration and noise,
 //!   with what to do about each.
+//! - [`debounce`]: the players' six buttons, raw contact levels to presses counted as the
+//!   protocol says (§7).
 //! - [`classify`]: each scan's readings to cells (empty, black, white, uncertain) with
 //!   hysteresis and the neighbours' field taken out.
 //!
@@ -46,6 +48,7 @@
 pub mod calibration;
 pub mod classify;
 pub mod coupling;
+pub mod debounce;
 pub mod health;
 pub mod history;
 pub mod oversample;
