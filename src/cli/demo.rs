@@ -178,11 +178,16 @@ pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
             .unwrap_or_default();
         println!("smartgoban demo: {description}");
         println!(
-            "  virtual board on {} ({} noise, seed {}, speed {})",
+            "  virtual board on {} ({} noise, seed {}, speed {}{})",
             link.display(),
             format!("{:?}", args.board.noise).to_lowercase(),
             args.board.seed,
-            args.board.speed
+            args.board.speed,
+            if args.board.firmware {
+                ", read through Hall sensors and the firmware's logic"
+            } else {
+                ""
+            }
         );
         println!("  live state:  http://{addr}/api/v1/state");
         println!("  record:      http://{addr}/api/v1/game.sgf");

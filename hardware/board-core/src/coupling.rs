@@ -40,7 +40,69 @@ pub struct Coupling {
 impl Default for Coupling {
     /// The dipole of the design ([`DESIGN_HEIGHT_MM`], [`DESIGN_PITCH_MM`]).
     fn default() -> Coupling {
-        Coupling::dipole(DESIGN_HEIGHT_MM, DESIGN_PITCH_MM)
+        Coupling::dipole(DESIGN_HEIGHT_MM, DESIGN_PITCH_MM).unwrap_or(Coupling::none())
+    }
+}
+
+/// Dipole heights (mm) a board can have: below, no stone fits over the sensor; above, a stone
+/// gives its sensor less than 6 % of the design's field.
+pub const HEIGHTS_MM: core::ops::RangeInclusive<f64> = 4.0..=30.0;
+
+/// The largest share (ppm) a single stone may give another point: more, and the "neighbour"
+/// reads the stone better than its own sensor does.
+pub const MAX_SHARE: i32 = PPM / 2;
+
+/// Why single stones and patterns give no coupling ([`Coupling::measure`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CouplingError {
+    /// A pattern has `actual` readings where the board has `expected` points.
+    WrongCount {
+        /// Points on the board.
+        expected: usize,
+        /// Readings given.
+        actual: usize,
+    },
+    /// Single stone number `index` (from 0) lies on point `point`, off the board.
+    OffTheBoard {
+        /// Which single stone.
+        index: usize,
+        /// Its point.
+        point: usize,
+    },
+    /// No single stone has a neighbour inside the board whose sensor reads.
+    NothingMeasured,
+    /// A measured share is `share` ppm at offset `(dx, dy)`: more than [`MAX_SHARE`], or the
+    /// shares did not settle — not a field a magnet gives (a stone on the wrong point, the
+    /// wrong colour, or a neighbour's sensor mounted the other way round).
+    Implausible {
+        /// Offset across, in lines.
+        dx: u8,
+        /// Offset along, in lines.
+        dy: u8,
+        /// The share, ppm.
+        share: i32,
+    },
+}
+
+impl core::fmt::Display for CouplingError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            CouplingError::WrongCount { expected, actual } => write!(
+                f,
+                "a calibration pattern has {actual} readings; the board has {expected} points"
+            ),
+            CouplingError::OffTheBoard { index, point } => {
+                write!(f, "single stone {index} is on point {point}, off the board")
+            }
+            CouplingError::NothingMeasured => {
+                f.write_str("no single stone has a neighbour inside the board that reads")
+            }
+            CouplingError::Implausible { dx, dy, share } => write!(
+                f,
+                "a stone gives the point {dx} across and {dy} along {share} ppm of its own field: \
+                 no magnet does that (a stone on the wrong point or of the wrong colour?)"
+            ),
+        }
     }
 }
 
@@ -52,8 +114,16 @@ impl Coupling {
         Coupling { table }
     }
 
-    /// A point dipole `height_mm` above the sensors, points `pitch_mm` (across, along) apart.
-    pub fn dipole(height_mm: f64, pitch_mm: (f64, f64)) -> Coupling {
+    /// A point dipole `height_mm` above the sensors (within [`HEIGHTS_MM`]), points `pitch_mm`
+    /// (across, along) apart (each 10 to 40 mm); `None` outside those.
+    pub fn dipole(height_mm: f64, pitch_mm: (f64, f64)) -> Option<Coupling> {
+        let pitches = 10.0..=40.0;
+        if !HEIGHTS_MM.contains(&height_mm)
+            || !pitches.contains(&pitch_mm.0)
+            || !pitches.contains(&pitch_mm.1)
+        {
+            return None;
+        }
         let mut c = Coupling::none();
         for (dy, row) in c.table.iter_mut().enumerate() {
             for (dx, share) in row.iter_mut().enumerate() {
@@ -61,7 +131,7 @@ impl Coupling {
                 *share = (dipole_share(r, height_mm) * f64::from(PPM)) as i32;
             }
         }
-        c
+        Some(c)
     }
 
     /// The share (ppm) at offset `(dx, dy)` lines; 0 past [`MAX_OFFSET`].
@@ -72,6 +142,15 @@ impl Coupling {
             .and_then(|row| row.get(x))
             .copied()
             .unwrap_or(0)
+    }
+
+    /// Sets the share (ppm) at offset `(dx, dy)` lines (both at most [`MAX_OFFSET`]; else
+    /// nothing changes): a table measured some other way.
+    /// The own share `(0, 0)` stays [`PPM`].
+    pub fn set_share(&mut self, dx: usize, dy: usize, share: i32) {
+        if dx != 0 || dy != 0 {
+            self.set(dx, dy, share);
+        }
     }
 
     fn set(&mut self, dx: usize, dy: usize, share: i32) {
@@ -104,20 +183,68 @@ impl Coupling {
     /// single stone's reading at another sensor over that sensor's own span is the share at
     /// their offset: starting from no coupling, the shares of the offsets up to [`NEAR`] lines
     /// are measured (the median over the stones), the dipole height that fits them best gives
-    /// the farther ones, the own spans are worked out again, six times over. `None` when the
-    /// patterns do not fit the board or no single stone has a neighbour with a usable span.
+    /// the farther ones, the own spans are worked out again, six times over.
+    ///
+    /// # Errors
+    /// A pattern or a single stone's readings of the wrong length, a single stone off the
+    /// board, nothing measured, or shares no magnet gives ([`CouplingError`]).
     pub fn measure(
         size: BoardSize,
         empty: &[u16],
         full: &[u16],
         singles: &[(usize, &[u16])],
-    ) -> Option<Coupling> {
+    ) -> Result<Coupling, CouplingError> {
         let points = size.points();
-        if empty.len() != points || full.len() != points {
-            return None;
+        for len in [empty.len(), full.len()]
+            .into_iter()
+            .chain(singles.iter().map(|(_, r)| r.len()))
+        {
+            if len != points {
+                return Err(CouplingError::WrongCount {
+                    expected: points,
+                    actual: len,
+                });
+            }
         }
+        if let Some((index, &(point, _))) = singles.iter().enumerate().find(|(_, s)| s.0 >= points)
+        {
+            return Err(CouplingError::OffTheBoard { index, point });
+        }
+        let result = Coupling::measure_checked(size, empty, full, singles)
+            .ok_or(CouplingError::NothingMeasured)?;
+        let (coupling, previous) = result;
+        for dy in 0..=NEAR {
+            for dx in 0..=NEAR {
+                if dx == 0 && dy == 0 {
+                    continue;
+                }
+                let share = coupling.at(dx as i32, dy as i32);
+                let before = previous.at(dx as i32, dy as i32);
+                // settled: the last round moved it by under 1 % of a stone's own field
+                if share.abs() > MAX_SHARE || (share - before).abs() > PPM / 100 {
+                    return Err(CouplingError::Implausible {
+                        dx: dx as u8,
+                        dy: dy as u8,
+                        share,
+                    });
+                }
+            }
+        }
+        Ok(coupling)
+    }
+
+    /// [`Coupling::measure`] on checked input: the coupling of the last round and of the one
+    /// before it; `None` when nothing could be measured.
+    fn measure_checked(
+        size: BoardSize,
+        empty: &[u16],
+        full: &[u16],
+        singles: &[(usize, &[u16])],
+    ) -> Option<(Coupling, Coupling)> {
+        let points = size.points();
         let n = usize::from(size.get());
         let mut coupling = Coupling::none();
+        let mut previous = Coupling::none();
         let mut own = [0f64; crate::MAX_POINTS];
         for _ in 0..6 {
             for (i, slot) in own.iter_mut().enumerate().take(points) {
@@ -169,7 +296,7 @@ impl Coupling {
             }
             let pitch = DESIGN_PITCH_MM;
             let height = fit_height(&near, &measured, pitch)?;
-            coupling = Coupling::dipole(height, pitch);
+            previous = core::mem::replace(&mut coupling, Coupling::dipole(height, pitch)?);
             for (dy, row) in near.iter().enumerate() {
                 for (dx, &share) in row.iter().enumerate() {
                     if measured.get(dy).and_then(|r| r.get(dx)) == Some(&true) {
@@ -178,7 +305,7 @@ impl Coupling {
                 }
             }
         }
-        Some(coupling)
+        Some((coupling, previous))
     }
 }
 
@@ -191,15 +318,15 @@ fn dipole_share(r: (f64, f64), z: f64) -> f64 {
     (3.0 * z * z - r2) / r5 * (z * z * z) / 2.0
 }
 
-/// The dipole height (mm, 4 to 40 in steps of 0.05) whose shares best fit the measured near
-/// ones (least squares); `None` when nothing was measured.
+/// The dipole height (mm, [`HEIGHTS_MM`] in steps of 0.05) whose shares best fit the measured
+/// near ones (least squares); `None` when nothing was measured.
 fn fit_height(
     near: &[[f64; NEAR + 1]; NEAR + 1],
     measured: &[[bool; NEAR + 1]; NEAR + 1],
     pitch: (f64, f64),
 ) -> Option<f64> {
     let mut best: Option<(f64, f64)> = None;
-    for step in 0..=720 {
+    for step in 0..=520 {
         let z = 4.0 + f64::from(step) * 0.05;
         let mut error = 0.0;
         let mut any = false;
@@ -261,6 +388,44 @@ mod tests {
         assert_eq!(c.at(19, 0), 0);
         assert!((sqrt(2.0) - core::f64::consts::SQRT_2).abs() < 1e-12);
         assert_eq!(sqrt(0.0), 0.0);
+    }
+
+    #[test]
+    fn single_stones_no_magnet_gives_or_off_the_board_are_refused() {
+        let s = BoardSize::new(9).unwrap();
+        let (e, f) = ([2048u16; 81], [2548u16; 81]);
+        // neighbours reading 30 % of the full pattern: more than the stone's own field
+        let mut r = [2048u16; 81];
+        r[40] = 2548;
+        for i in [39, 41, 31, 49] {
+            r[i] = 2048 + 150;
+        }
+        assert!(matches!(
+            Coupling::measure(s, &e, &f, &[(40, &r[..])]),
+            Err(CouplingError::Implausible { .. })
+        ));
+        let mut r = [2048u16; 81];
+        r[49] = 2048 + 250;
+        let huge = 9usize * (1 << 32) + 40;
+        assert_eq!(
+            Coupling::measure(s, &e, &f, &[(huge, &r[..])]),
+            Err(CouplingError::OffTheBoard {
+                index: 0,
+                point: huge
+            })
+        );
+        assert_eq!(
+            Coupling::measure(s, &e, &f, &[(40, &r[..80])]),
+            Err(CouplingError::WrongCount {
+                expected: 81,
+                actual: 80
+            })
+        );
+        // sensors that read nothing (the full pattern reads as the empty board)
+        assert_eq!(
+            Coupling::measure(s, &e, &e, &[(40, &r[..])]),
+            Err(CouplingError::NothingMeasured)
+        );
     }
 
     #[test]

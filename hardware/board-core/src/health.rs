@@ -15,9 +15,10 @@ pub const DEAD_SPAN: u16 = 60;
 /// but a stone a little off its point may read uncertain.
 pub const WEAK_PERMILLE: u32 = 500;
 
-/// Spans per standard deviation of the noise below which the sensor is noisy: the hysteresis
-/// band (20 % of the span, [`crate::classify::Thresholds`]) must hold several σ.
-pub const NOISY_SPANS_PER_SIGMA: u32 = 25;
+/// Spans per standard deviation of the noise below which the sensor is noisy: the still rule
+/// of [`crate::classify::Thresholds`] needs ten readings within 6 % of the span, about 3σ,
+/// so σ must stay under 2 % of it.
+pub const NOISY_SPANS_PER_SIGMA: u32 = 50;
 
 /// Below this many spans per σ the point cannot be read reliably at all.
 pub const UNREADABLE_SPANS_PER_SIGMA: u32 = 8;

@@ -5,7 +5,7 @@
 //! point, a weak magnet, stones all round a point.
 
 use smartgoban_board_core::calibration::{BoardCalibration, PointCalibration};
-use smartgoban_board_core::classify::{Classifier, Thresholds};
+use smartgoban_board_core::classify::{Classifier, Thresholds, UpdateError};
 use smartgoban_board_core::coupling::{Coupling, PPM};
 use smartgoban_board_core::health::{assess, Fault, Health};
 use smartgoban_board_core::oversample::{trimmed_mean, Stats, ADC_MAX};
@@ -265,7 +265,7 @@ fn calibration_recovers_each_sensors_own_stone_and_the_boards_coupling() {
 fn a_stone_lowered_and_bouncing_reads_black_once_through_uncertain_never_white() {
     let mut board = Board::new(9, 12.0, 5);
     let (cal, health) = board.calibrate();
-    let mut classifier = Classifier::new(board.size(), Thresholds::default());
+    let mut classifier = Classifier::new(board.size(), Thresholds::default()).unwrap();
     let target = 40;
     // the hand brings the stone down from 40 mm over 12 scans, it bounces twice, then rests
     let heights = [
@@ -306,7 +306,7 @@ fn readings_on_a_threshold_do_not_flicker() {
         for pole in [1.0, -1.0] {
             let mut board = Board::new(9, 12.0, 11);
             let (cal, health) = board.calibrate();
-            let mut classifier = Classifier::new(board.size(), Thresholds::default());
+            let mut classifier = Classifier::new(board.size(), Thresholds::default()).unwrap();
             board.put(40, pole * strength);
             let cells = trace(&mut board, &mut classifier, &cal, &health, 300, |_, _| {});
             let seen = changes(cells.iter().map(|c| c[40]));
@@ -346,7 +346,7 @@ fn stones_all_round_a_point_are_taken_out_of_its_reading() {
     let uncorrected = {
         let mut cal0 = cal.clone();
         cal0.set_coupling(Coupling::none());
-        let mut classifier = Classifier::new(board.size(), Thresholds::default());
+        let mut classifier = Classifier::new(board.size(), Thresholds::default()).unwrap();
         trace(&mut board, &mut classifier, &cal0, &health, 5, |_, _| {})
     };
     assert_ne!(
@@ -354,7 +354,7 @@ fn stones_all_round_a_point_are_taken_out_of_its_reading() {
         Cell::Empty,
         "the ring's field alone misleads"
     );
-    let mut classifier = Classifier::new(board.size(), Thresholds::default());
+    let mut classifier = Classifier::new(board.size(), Thresholds::default()).unwrap();
     let cells = trace(&mut board, &mut classifier, &cal, &health, 50, |_, _| {});
     assert!(
         cells.iter().all(|c| c[centre] == Cell::Empty),
@@ -398,7 +398,7 @@ fn a_swapped_sensor_reads_right_and_a_dead_or_weak_one_is_reported() {
     let others = (0..81).filter(|i| ![swapped, dead, weak, noisy].contains(i));
     assert!(others.clone().all(|i| health[i].is_healthy()));
     // a game's worth of stones: every point but the dead one reads its stone
-    let mut classifier = Classifier::new(board.size(), Thresholds::default());
+    let mut classifier = Classifier::new(board.size(), Thresholds::default()).unwrap();
     for (i, pole) in [
         (swapped, 1.0),
         (dead, -1.0),
@@ -427,12 +427,59 @@ fn a_scan_of_the_wrong_length_changes_nothing() {
         PointCalibration::symmetric(2048, 500),
         Coupling::default(),
     );
-    let mut classifier = Classifier::new(size, Thresholds::default());
+    let mut classifier = Classifier::new(size, Thresholds::default()).unwrap();
     classifier.update(&[2548; 81], &cal, &[]).unwrap();
     let before = classifier.clone();
     let err = classifier.update(&[2048; 80], &cal, &[]).unwrap_err();
-    assert_eq!((err.expected, err.actual), (81, 80));
+    assert_eq!(
+        err,
+        UpdateError::WrongCount {
+            expected: 81,
+            actual: 80
+        }
+    );
+    let mut high = [2048u16; 81];
+    high[3] = 4096;
+    assert_eq!(
+        classifier.update(&high, &cal, &[]),
+        Err(UpdateError::OutOfRange {
+            point: 3,
+            reading: 4096
+        })
+    );
+    let thirteen = BoardCalibration::uniform(
+        BoardSize::new(13).unwrap(),
+        PointCalibration::symmetric(2048, 500),
+        Coupling::default(),
+    );
+    let wrong = classifier.update(&[2048; 81], &thirteen, &[]).unwrap_err();
+    assert_eq!(
+        wrong.to_string(),
+        "the calibration is of a 13×13 board, the board is 9×9"
+    );
+    assert!(matches!(
+        classifier.update(&[2048; 81], &cal, &[Health::HEALTHY; 82]),
+        Err(UpdateError::HealthCount { .. })
+    ));
     assert_eq!(classifier, before);
+    // thresholds that do not hang together are refused
+    let t = Thresholds {
+        steady_scans: 0,
+        ..Thresholds::default()
+    };
+    assert!(Classifier::new(size, t).is_err());
+    let t = Thresholds {
+        leave_permille: 250,
+        ..Thresholds::default()
+    };
+    assert!(Classifier::new(size, t).is_err());
+    // a point whose colours read a count or two from empty reads nothing
+    let mut tiny = cal.clone();
+    tiny.set_point(5, PointCalibration::symmetric(2048, 1));
+    let mut c = Classifier::new(size, Thresholds::default()).unwrap();
+    let mut r = [2048u16; 81];
+    r[5] = 2049;
+    assert_eq!(c.update(&r, &tiny, &[]).unwrap().get(5), Cell::Uncertain);
     assert!(classifier.cells().iter().all(|c| c == Cell::Black));
 }
 
@@ -462,7 +509,7 @@ fn every_point_of_a_crowded_19x19_board_reads_its_stone() {
             });
             *w = if pole > 0.0 { Cell::Black } else { Cell::White };
         }
-        let mut classifier = Classifier::new(board.size(), Thresholds::default());
+        let mut classifier = Classifier::new(board.size(), Thresholds::default()).unwrap();
         let cells = trace(&mut board, &mut classifier, &cal, &health, 20, |_, _| {});
         for (k, scan) in cells.iter().enumerate() {
             let wrong: Vec<usize> = (0..361).filter(|&i| scan[i] != want[i]).collect();
@@ -499,7 +546,7 @@ fn a_weak_magnet_well_off_its_point_is_read_once_it_lies_still() {
     // an 85 % magnet 4 mm off across and along: 41 % of a centred stone
     let mut board = Board::new(9, 12.0, 31);
     let (cal, health) = board.calibrate();
-    let mut classifier = Classifier::new(board.size(), Thresholds::default());
+    let mut classifier = Classifier::new(board.size(), Thresholds::default()).unwrap();
     let (x, y) = board.at(40);
     let steady = Thresholds::default().steady_scans as usize;
     let cells = trace(&mut board, &mut classifier, &cal, &health, 100, |b, k| {
