@@ -420,12 +420,7 @@ impl HallBoard {
         let points = self.n * self.n;
         if self.misread_every_scans > 0 && rng.random_range(0..self.misread_every_scans) == 0 {
             let i = rng.random_range(0..points);
-            let wrong = match rng.random_range(0..4) {
-                0 => Cell::Empty,
-                1 => Cell::Black,
-                2 => Cell::White,
-                _ => Cell::Uncertain,
-            };
+            let wrong = super::physics::random_cell(rng);
             let scans = rng.random_range(self.misread_scans.clone());
             let add = self.glitch_field(i, wrong, rng);
             self.glitches.push((i, add, scans));

@@ -199,7 +199,7 @@ impl Physics {
     }
 }
 
-fn random_cell(rng: &mut ChaCha8Rng) -> Cell {
+pub(super) fn random_cell(rng: &mut ChaCha8Rng) -> Cell {
     match rng.random_range(0..4) {
         0 => Cell::Empty,
         1 => Cell::Black,
