@@ -5,6 +5,11 @@
 //! pacing shell around it; [`super::loopback::Lockstep`] runs it against the host's
 //! [`crate::link::Connection`] and a [`crate::session::Session`] without a pty.
 //!
+//! The protocol itself — handshake, scan and button counters, pings, LED frames, the history
+//! exchange — is the firmware's own [`BoardLink`] (`hardware/board-core/src/link.rs`), which the
+//! RP2040 runs: this type adds the physical board (the replay), the faults it plays and the
+//! wire.
+//!
 //! A board of version 3 keeps the firmware's history ([`FirmwareHistory`], PROTOCOL.md §14):
 //! it records every scan it takes and every press it counts — also while unplugged, silent or
 //! while the host does not read (it has its own power, §1) — and answers `HistoryOpen` and
@@ -21,10 +26,10 @@ use super::noise::NoiseParams;
 use super::player::SCAN_MS;
 use super::replay::{Replay, Tick};
 use smartgoban_board_core::history::FirmwareHistory;
+use smartgoban_board_core::link::{BoardLink, LinkConfig};
 use smartgoban_protocol::{
-    encode, BoardSize, Button, ButtonCounters, Feed, Frame, FrameDecoder, HelloAck, LedAck,
-    LedFrame, Message, Pong, Scan, Side, HISTORY_VERSION, LED_VERSION, MAX_FRAME_LEN,
-    MAX_RAW_FRAME_LEN, MIN_PROTOCOL_VERSION,
+    encode, BoardSize, Button, ButtonCounters, Frame, LedFrame, Message, Side, HISTORY_VERSION,
+    MAX_FRAME_LEN, MAX_RAW_FRAME_LEN,
 };
 
 /// Settings of a [`VirtualBoard`].
@@ -84,22 +89,15 @@ pub struct VirtualBoard {
     boot_rng: ChaCha8Rng,
     /// Draws the line noise of `garbage`.
     rng: ChaCha8Rng,
-    decoder: FrameDecoder,
+    /// The firmware's side of the protocol, as the RP2040 runs it (board-core): handshake,
+    /// scan and button counters, pings, LED frames, the history exchange.
+    link: BoardLink,
     /// Bytes for the host, not taken yet.
     out: Vec<u8>,
-    tx_seq: u8,
-    /// A session is open: scans go to the host.
-    streaming: bool,
-    /// The host has opened the history exchange of this session (a `HistoryOpen` came).
-    history_opened: bool,
-    /// The protocol version of the session, once a `Hello` was accepted.
-    session_version: Option<u8>,
-    scan_counter: u32,
     /// The counter of the last scan taken in a session.
     last_scan_counter: u32,
     scans: u64,
     sessions: u32,
-    leds: Option<LedFrame>,
     garbage_until_ms: Option<u64>,
     cut_next: bool,
     bad_crc_next: bool,
@@ -108,9 +106,6 @@ pub struct VirtualBoard {
     clock_zero_ms: u64,
     /// The replay's counters at the previous scan: presses are their increase.
     prev_buttons: ButtonCounters,
-    /// The counters the last scan of this session carried (zero since the `HelloAck`): the
-    /// `buttons` of a `HistoryInfo` (PROTOCOL.md §5.9).
-    session_buttons: ButtonCounters,
 }
 
 impl std::fmt::Debug for VirtualBoard {
@@ -119,8 +114,7 @@ impl std::fmt::Debug for VirtualBoard {
             .field("config", &self.config)
             .field("board_ms", &self.replay.board_ms())
             .field("boot_id", &self.boot_id())
-            .field("streaming", &self.streaming)
-            .field("session_version", &self.session_version)
+            .field("session_version", &self.link.session_version())
             .field("history", &self.history.as_ref().map(|h| h.stats()))
             .finish_non_exhaustive()
     }
@@ -131,6 +125,13 @@ impl VirtualBoard {
     /// session; it sends nothing until a `Hello` (PROTOCOL.md §4).
     pub fn new(actions: Vec<TimedAction>, config: BoardConfig) -> Self {
         let replay = Replay::new(actions, config.board_size, &config.noise, config.seed);
+        let link = BoardLink::new(LinkConfig {
+            board_size: config.board_size,
+            protocol_version: config.protocol_version,
+            scan_rate_hz: (1000 / SCAN_MS) as u8,
+            firmware_version: 1,
+            device_id: config.device_id,
+        });
         let mut board = VirtualBoard {
             history: (config.protocol_version >= HISTORY_VERSION)
                 .then(|| Box::new(FirmwareHistory::new(config.board_size))),
@@ -138,23 +139,16 @@ impl VirtualBoard {
             rng: ChaCha8Rng::seed_from_u64(config.seed ^ 0x6a7b_a9e5_11e0),
             replay,
             config,
-            decoder: FrameDecoder::new(),
+            link,
             out: Vec::new(),
-            tx_seq: 0,
-            streaming: false,
-            history_opened: false,
-            session_version: None,
-            scan_counter: 0,
             last_scan_counter: 0,
             scans: 0,
             sessions: 0,
-            leds: None,
             garbage_until_ms: None,
             cut_next: false,
             bad_crc_next: false,
             clock_zero_ms: 0,
             prev_buttons: ButtonCounters::ZERO,
-            session_buttons: ButtonCounters::ZERO,
         };
         board.power_up();
         board
@@ -167,13 +161,13 @@ impl VirtualBoard {
 
     /// Whether a session is open (scans go to the host).
     pub fn streaming(&self) -> bool {
-        self.streaming
+        self.link.session_version().is_some()
     }
 
     /// Whether the open session is of version 3 and the host has not sent its `HistoryOpen`
     /// yet (PROTOCOL.md §14.5 step 1): the host has not caught up with the session.
     pub fn awaits_history_open(&self) -> bool {
-        self.streaming && self.history_session() && !self.history_opened
+        self.history.is_some() && self.link.awaits_history_open()
     }
 
     /// Whether the next [`VirtualBoard::tick`] plays an unplug or a link fault.
@@ -183,7 +177,7 @@ impl VirtualBoard {
 
     /// The protocol version of the open session.
     pub fn session_version(&self) -> Option<u8> {
-        self.session_version
+        self.link.session_version()
     }
 
     /// Board time of the next scan, ms from the start of the timeline.
@@ -213,7 +207,7 @@ impl VirtualBoard {
 
     /// The LED frame the board shows (the last `LedFrame` of the session), if any.
     pub fn leds(&self) -> Option<LedFrame> {
-        self.leds
+        self.link.leds().copied()
     }
 
     /// The boot id of a version-3 board (PROTOCOL.md §14.1); `None` below version 3.
@@ -237,77 +231,22 @@ impl VirtualBoard {
         std::mem::take(&mut self.out)
     }
 
-    /// Bytes from the host: `Hello`, `Ping`, `LedFrame` and, in a version-3 session,
-    /// `HistoryOpen` and `HistoryPull` are answered (PROTOCOL.md §4, §5, §14.3, §14.4); bad
-    /// frames and other messages are ignored.
-    pub fn handle_bytes(&mut self, mut bytes: &[u8]) {
-        loop {
-            match self.decoder.feed(bytes) {
-                Feed::NeedMore => return,
-                Feed::Error { rest, .. } => bytes = rest,
-                Feed::Frame { frame, rest } => {
-                    bytes = rest;
-                    self.handle_message(frame.message);
-                }
+    /// Bytes from the host, handled by the firmware's [`BoardLink`]: `Hello`, `Ping`,
+    /// `LedFrame` and, in a version-3 session, `HistoryOpen` and `HistoryPull` are answered
+    /// (PROTOCOL.md §4, §5, §14.3, §14.4); bad frames and other messages are ignored.
+    pub fn handle_bytes(&mut self, bytes: &[u8]) {
+        let now_ms = self.clock_ms(self.replay.board_ms());
+        let mut answers = Vec::new();
+        self.link
+            .receive(bytes, now_ms, self.history.as_deref_mut(), &mut |frame| {
+                answers.push(frame)
+            });
+        for frame in answers {
+            if let Message::HelloAck(ack) = frame.message {
+                self.sessions += u32::from(ack.accepted);
             }
+            self.put(&frame);
         }
-    }
-
-    fn handle_message(&mut self, message: Message) {
-        match message {
-            Message::Hello(hello) => {
-                let accepted = (MIN_PROTOCOL_VERSION..=self.config.protocol_version)
-                    .contains(&hello.protocol_version);
-                self.session_version = accepted.then_some(hello.protocol_version);
-                self.sessions += u32::from(accepted);
-                // A new session shows nothing until the host sends a frame (§5.6).
-                self.leds = None;
-                self.send_hello_ack(accepted);
-                // A new session on the board: counters restart (PROTOCOL.md §4).
-                self.streaming = accepted;
-                self.history_opened = false;
-                self.scan_counter = 0;
-                self.restart_counters();
-            }
-            Message::Ping(ping) => self.send(Message::Pong(Pong { nonce: ping.nonce })),
-            // PROTOCOL.md §5.6: show it, answer with what is shown.
-            Message::LedFrame(frame)
-                if self.session_version.is_some_and(|v| v >= LED_VERSION)
-                    && frame.board_size() == self.config.board_size =>
-            {
-                self.leds = Some(frame);
-                self.send(Message::LedAck(LedAck {
-                    frame_id: frame.frame_id,
-                    content_crc: frame.content_crc(),
-                }));
-            }
-            // PROTOCOL.md §14.3: fix the span, answer with what the board holds.
-            Message::HistoryOpen(open) if self.history_session() => {
-                self.history_opened = true;
-                let buttons = self.session_buttons;
-                if let Some(h) = self.history.as_mut() {
-                    let info = h.open(open.boot_id, open.since_ms, buttons);
-                    self.send(Message::HistoryInfo(info));
-                }
-            }
-            // PROTOCOL.md §14.4: a window of chunks.
-            Message::HistoryPull(pull) if self.history_session() => {
-                let chunks: Vec<_> = self
-                    .history
-                    .as_ref()
-                    .map(|h| h.window(pull.since_ms, pull.from_entry).collect())
-                    .unwrap_or_default();
-                for chunk in chunks {
-                    self.send(Message::HistoryChunk(chunk));
-                }
-            }
-            _ => {}
-        }
-    }
-
-    /// A version-3 session is open on a board with a history.
-    fn history_session(&self) -> bool {
-        self.history.is_some() && self.session_version.is_some_and(|v| v >= HISTORY_VERSION)
     }
 
     /// One scan period: applies the actions due, reads the sensors, records the scan and the
@@ -350,36 +289,29 @@ impl VirtualBoard {
         };
         let clock_ms = self.clock_ms(board_ms);
         self.record(clock_ms, buttons, &cells);
-        if !self.streaming {
+        let Some(scan) = self.link.scan(clock_ms, cells, buttons) else {
             return Step::Scanned {
                 board_ms,
                 sent: false,
             };
-        }
-        let scan = Scan {
-            scan_counter: self.scan_counter,
-            board_ms: clock_ms,
-            buttons,
-            cells,
         };
-        self.session_buttons = buttons;
         let sent = if !host_reading {
             false // dropped: the host sees the gap in the scan counters
         } else if self.garbage_until_ms.is_some_and(|until| board_ms < until) {
             // Line noise: the scan was sent, the host gets as many random bytes.
-            self.tx_seq = self.tx_seq.wrapping_add(1);
-            let mut noise = vec![0u8; encoded_len(&Message::Scan(scan))];
+            let frame = self.link.frame(Message::Scan(scan));
+            let mut noise = vec![0u8; encoded_len(&frame.message)];
             self.rng.fill_bytes(&mut noise);
             self.out.extend_from_slice(&noise);
             true
         } else {
             self.garbage_until_ms = None;
-            self.send(Message::Scan(scan));
+            let frame = self.link.frame(Message::Scan(scan));
+            self.put(&frame);
             true
         };
-        self.last_scan_counter = self.scan_counter;
+        self.last_scan_counter = scan.scan_counter;
         self.scans += 1;
-        self.scan_counter = self.scan_counter.wrapping_add(1);
         Step::Scanned { board_ms, sent }
     }
 
@@ -394,13 +326,10 @@ impl VirtualBoard {
         } else {
             self.replay.outage(duration_ms);
         }
-        self.streaming = false;
-        self.session_version = None;
+        // Back on the wire: no session, the LEDs dark until the host sends a frame.
+        self.link.disconnect();
         self.garbage_until_ms = None;
-        self.decoder = FrameDecoder::new();
         self.out.clear();
-        // Back on the wire: the LEDs are dark until the host sends a frame.
-        self.leds = None;
     }
 
     /// The board neither sends nor reads for `duration_ms` of board time (a hung firmware, a
@@ -425,9 +354,7 @@ impl VirtualBoard {
             {
                 let clock_ms = self.clock_ms(board_ms);
                 self.record(clock_ms, buttons, &cells);
-                if self.streaming {
-                    self.session_buttons = buttons;
-                }
+                self.link.observe_buttons(buttons);
             }
         }
     }
@@ -454,13 +381,6 @@ impl VirtualBoard {
         h.record_scan(clock_ms, cells);
     }
 
-    /// The button counters restart from 0 (a new session, a restart).
-    fn restart_counters(&mut self) {
-        self.replay.restart_buttons();
-        self.prev_buttons = ButtonCounters::ZERO;
-        self.session_buttons = ButtonCounters::ZERO;
-    }
-
     /// Power-up: a new boot id and an empty history (PROTOCOL.md §14.1).
     fn power_up(&mut self) {
         if let Some(h) = self.history.as_mut() {
@@ -474,63 +394,45 @@ impl VirtualBoard {
         }
     }
 
-    /// The microcontroller restarts: the session, the LEDs, the scan and button counters, its
-    /// millisecond clock, its boot id and its history start over; what it does next depends on
-    /// `kind`.
+    /// The microcontroller restarts: the session, the LEDs, the scan and button counters, the
+    /// frame seq, its millisecond clock, its boot id and its history start over; what it does
+    /// next depends on `kind`.
     fn reset(&mut self, kind: ResetKind) {
-        let version = self.session_version.unwrap_or(self.config.protocol_version);
-        self.scan_counter = 0;
-        self.restart_counters();
+        let version = self
+            .link
+            .session_version()
+            .unwrap_or(self.config.protocol_version);
+        self.link.restart();
+        self.replay.restart_buttons();
+        self.prev_buttons = ButtonCounters::ZERO;
         self.clock_zero_ms = self.replay.board_ms();
         self.garbage_until_ms = None;
         self.cut_next = false;
         self.bad_crc_next = false;
-        self.leds = None;
-        self.history_opened = false;
         self.power_up();
         match kind {
-            ResetKind::Silent => {
-                self.streaming = false;
-                self.session_version = None;
-            }
+            ResetKind::Silent => {}
             ResetKind::Hello => {
-                self.session_version = Some(version);
+                self.link.resume(version);
                 self.sessions += 1;
-                self.streaming = true;
                 // A delimiter first ends any half frame (PROTOCOL.md §2.1).
                 self.out.push(0);
-                self.send_hello_ack(true);
+                let ack = self.link.hello_ack(true);
+                let frame = self.link.frame(ack);
+                self.put(&frame);
             }
-            ResetKind::Stream => {
-                self.session_version = Some(version);
-                self.streaming = true;
-            }
+            ResetKind::Stream => self.link.resume(version),
         }
     }
 
-    fn send_hello_ack(&mut self, accepted: bool) {
-        self.send(Message::HelloAck(HelloAck {
-            protocol_version: self.config.protocol_version,
-            accepted,
-            board_size: self.config.board_size,
-            scan_rate_hz: (1000 / SCAN_MS) as u8,
-            firmware_version: 1,
-            device_id: self.config.device_id,
-        }));
-    }
-
-    fn send(&mut self, message: Message) {
-        let frame = Frame {
-            seq: self.tx_seq,
-            message,
-        };
-        self.tx_seq = self.tx_seq.wrapping_add(1);
+    /// Puts `frame` on the wire, corrupted or cut if a fault is due.
+    fn put(&mut self, frame: &Frame) {
         let mut buf = [0u8; MAX_FRAME_LEN];
-        let Ok(mut n) = encode(&frame, &mut buf) else {
+        let Ok(mut n) = encode(frame, &mut buf) else {
             return;
         };
         if std::mem::take(&mut self.bad_crc_next) {
-            n = encode_bad_crc(&frame, &mut buf);
+            n = encode_bad_crc(frame, &mut buf);
         }
         if std::mem::take(&mut self.cut_next) {
             n /= 2; // the first half goes out, the rest is lost
@@ -595,7 +497,7 @@ mod tests {
     use super::*;
     use crate::sim::noise::NoiseModel;
     use crate::sim::Script;
-    use smartgoban_protocol::{Hello, HistoryOpen, InfoStatus, PROTOCOL_VERSION};
+    use smartgoban_protocol::{FrameDecoder, Hello, HistoryOpen, InfoStatus, PROTOCOL_VERSION};
 
     fn board(script: &str, version: u8, seed: u64) -> VirtualBoard {
         let s = Script::parse(script).unwrap();

@@ -20,6 +20,11 @@
 //!   protocol says (§7).
 //! - [`classify`]: each scan's readings to cells (empty, black, white, uncertain) with
 //!   hysteresis and the neighbours' field taken out.
+//! - [`mux`]: the order of a scan's readings through the two levels of multiplexers.
+//! - [`link`]: the board's side of the serial protocol (handshake, scans, pings, LED frames,
+//!   the history exchange), which the virtual board runs too.
+//! - [`led_chain`]: the LED frame along the chain, the link-lost pattern and the current cap.
+//! - [`usb`]: the USB identity (vendor, product, the serial number from the flash's id).
 //!
 //! # RAM budget (RP2040, 264 KiB of SRAM)
 //!
@@ -51,7 +56,11 @@ pub mod coupling;
 pub mod debounce;
 pub mod health;
 pub mod history;
+pub mod led_chain;
+pub mod link;
+pub mod mux;
 pub mod oversample;
+pub mod usb;
 
 /// Points on the largest board (19 × 19): the fixed size of the per-point tables.
 pub const MAX_POINTS: usize = 361;

@@ -337,25 +337,8 @@ fn the_firmware_ring_holds_40960_entries_in_166400_bytes() {
 
 // ---- golden frames (PROTOCOL.md §12 examples 8 and 10) -------------------------------------
 
-const FRAMES: &str = include_str!("../../protocol/tests/golden/frames.txt");
-
-fn golden_wire(name: &str) -> Vec<u8> {
-    let line = FRAMES
-        .lines()
-        .find(|l| l.split_whitespace().next() == Some(name))
-        .unwrap_or_else(|| panic!("{name} not in frames.txt"));
-    let hex = line.split_whitespace().nth(2).unwrap();
-    (0..hex.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
-        .collect()
-}
-
-fn wire(frame: Frame) -> Vec<u8> {
-    let mut out = [0u8; MAX_FRAME_LEN];
-    let n = encode(&frame, &mut out).unwrap();
-    out[..n].to_vec()
-}
+mod golden_frames;
+use golden_frames::{golden_wire, wire};
 
 #[test]
 fn the_board_of_the_worked_examples_sends_the_golden_frames() {
