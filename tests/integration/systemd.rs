@@ -489,3 +489,66 @@ fn install_without_a_binary_is_a_clear_error() {
     assert!(e.contains("cargo build --release"), "{e}");
     assert_eq!(std::fs::read_dir(dest.path()).unwrap().count(), 0);
 }
+
+/// The udev rule (`systemd/99-smartgoban.rules`) matches what the firmware says on USB
+/// (`smartgoban_board_core::usb`): every rule line matches the tty subsystem, the vendor id,
+/// the product id and the product string, and between them they name `/dev/smartgoban` and
+/// `/dev/smartgoban-by-serial/<serial>` (the latter only when the serial number is known).
+#[test]
+fn the_udev_rule_matches_the_firmware_usb_ids() {
+    use smartgoban_board_core::usb;
+    let text = std::fs::read_to_string(root().join("systemd/99-smartgoban.rules")).unwrap();
+    let rules: Vec<Vec<(String, String, String)>> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|line| {
+            line.split(", ")
+                .map(|pair| {
+                    let at = pair
+                        .find(['=', '!', '+'])
+                        .unwrap_or_else(|| panic!("no operator in {pair:?}"));
+                    let (key, rest) = pair.split_at(at);
+                    let op_len = rest.find('"').unwrap_or_else(|| panic!("{pair:?}"));
+                    let (op, value) = rest.split_at(op_len);
+                    let value = value
+                        .strip_prefix('"')
+                        .and_then(|v| v.strip_suffix('"'))
+                        .unwrap_or_else(|| panic!("unquoted value in {pair:?}"));
+                    (key.to_owned(), op.to_owned(), value.to_owned())
+                })
+                .collect()
+        })
+        .collect();
+    assert_eq!(rules.len(), 2, "{text}");
+    let vendor = format!("{:04x}", usb::VENDOR_ID);
+    let product_id = format!("{:04x}", usb::PRODUCT_ID);
+    let get = |rule: &[(String, String, String)], key: &str, op: &str| -> Vec<String> {
+        rule.iter()
+            .filter(|(k, o, _)| k == key && o == op)
+            .map(|(_, _, v)| v.clone())
+            .collect()
+    };
+    let mut links = Vec::new();
+    for rule in &rules {
+        assert_eq!(get(rule, "SUBSYSTEM", "=="), ["tty"], "{rule:?}");
+        assert_eq!(get(rule, "ATTRS{idVendor}", "=="), [vendor.as_str()]);
+        assert_eq!(get(rule, "ATTRS{idProduct}", "=="), [product_id.as_str()]);
+        assert_eq!(get(rule, "ATTRS{product}", "=="), [usb::PRODUCT]);
+        links.extend(get(rule, "SYMLINK", "+="));
+    }
+    assert_eq!(
+        links,
+        ["smartgoban", "smartgoban-by-serial/$env{ID_SERIAL_SHORT}"]
+    );
+    // The per-serial link is only made when udev knows the serial number.
+    assert_eq!(get(&rules[1], "ENV{ID_SERIAL_SHORT}", "=="), ["?*"]);
+    // The group that may open it is the one the service's unit runs with.
+    assert_eq!(get(&rules[0], "GROUP", "="), ["dialout"]);
+    let unit = std::fs::read_to_string(root().join("systemd/smartgoban.service")).unwrap();
+    assert!(
+        unit.lines().any(|l| l.starts_with("SupplementaryGroups=")
+            && l.split(['=', ' ']).any(|g| g == "dialout")),
+        "the unit does not join dialout:\n{unit}"
+    );
+}
