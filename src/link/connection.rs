@@ -634,7 +634,14 @@ impl Connection {
             | Message::Ping(_)
             | Message::LedFrame(_)
             | Message::HistoryOpen(_)
-            | Message::HistoryPull(_) => {}
+            | Message::HistoryPull(_)
+            | Message::RawRequest(_)
+            | Message::RawReadings(_)
+            | Message::CalibrationData(_)
+            | Message::CalibrationCommit(_)
+            | Message::CalibrationAck(_)
+            | Message::HealthRequest(_)
+            | Message::SensorHealth(_) => {}
         }
     }
 

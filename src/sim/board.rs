@@ -238,7 +238,7 @@ impl VirtualBoard {
         let now_ms = self.clock_ms(self.replay.board_ms());
         let mut answers = Vec::new();
         self.link
-            .receive(bytes, now_ms, self.history.as_deref_mut(), &mut |frame| {
+            .receive(bytes, now_ms, self.history.as_deref_mut(), None, &mut |frame| {
                 answers.push(frame)
             });
         for frame in answers {

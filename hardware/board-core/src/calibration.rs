@@ -133,13 +133,24 @@ impl core::fmt::Display for CalibrationError {
 }
 
 /// The calibration of every point of a board, and the board's coupling. Fixed storage for the
-/// largest board (361 points × 6 bytes), no allocation.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// largest board (361 points × 6 bytes), no allocation. Two calibrations are equal when
+/// their sizes, their points on the board and their couplings are.
+#[derive(Clone, Debug)]
 pub struct BoardCalibration {
     size: BoardSize,
     points: [PointCalibration; MAX_POINTS],
     coupling: Coupling,
 }
+
+impl PartialEq for BoardCalibration {
+    fn eq(&self, other: &Self) -> bool {
+        self.size == other.size
+            && self.points() == other.points()
+            && self.coupling == other.coupling
+    }
+}
+
+impl Eq for BoardCalibration {}
 
 impl BoardCalibration {
     /// Every point of a board of `size` calibrated as `point` (a board not yet calibrated gets
@@ -215,6 +226,43 @@ impl BoardCalibration {
         Ok(cal)
     }
 
+    /// From each point's calibration as measured before (a calibration image,
+    /// [`crate::image`]): `points` in point order, one a point.
+    ///
+    /// # Errors
+    /// A wrong number of points, a reading above full scale, or a coupling by which a full
+    /// board gives a point less than [`MIN_TOTAL_PPM`] or more than [`MAX_TOTAL_PPM`].
+    pub fn from_points(
+        size: BoardSize,
+        points: &[PointCalibration],
+        coupling: Coupling,
+    ) -> Result<BoardCalibration, CalibrationError> {
+        let expected = size.points();
+        if points.len() != expected {
+            return Err(CalibrationError::WrongCount {
+                expected,
+                actual: points.len(),
+            });
+        }
+        for (point, p) in points.iter().enumerate() {
+            let reading = p.empty.max(p.black).max(p.white);
+            if reading > crate::oversample::ADC_MAX {
+                return Err(CalibrationError::OutOfRange { point, reading });
+            }
+        }
+        for point in 0..expected {
+            let total_ppm = coupling.total_ppm(size, point);
+            if !(MIN_TOTAL_PPM..=MAX_TOTAL_PPM).contains(&total_ppm) {
+                return Err(CalibrationError::ImplausibleCoupling { point, total_ppm });
+            }
+        }
+        let mut cal = BoardCalibration::uniform(size, PointCalibration::symmetric(0, 0), coupling);
+        for (slot, p) in cal.points.iter_mut().zip(points) {
+            *slot = *p;
+        }
+        Ok(cal)
+    }
+
     /// The board size.
     pub fn size(&self) -> BoardSize {
         self.size
@@ -267,6 +315,18 @@ impl BoardCalibration {
         used.sort_unstable();
         used.get(n / 2).copied().unwrap_or(0)
     }
+}
+
+/// The LED colours with which `smartgoban calibrate` tells a person where to put stones
+/// during the calibration (`LedFrame` palette entries, hardware/PROTOCOL.md §5.6, steady or
+/// blinking): a point lit [`prompt::PUT_BLACK`] wants a black stone, [`prompt::PUT_WHITE`]
+/// a white one, a dark point none. The virtual board's person (`sim --firmware
+/// --uncalibrated`) follows them as a person at a real board does.
+pub mod prompt {
+    /// Put a black stone here (blue: a black stone on a lit point hides the light).
+    pub const PUT_BLACK: [u8; 3] = [0, 60, 255];
+    /// Put a white stone here.
+    pub const PUT_WHITE: [u8; 3] = [255, 255, 255];
 }
 
 #[cfg(test)]

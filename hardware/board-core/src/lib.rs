@@ -14,6 +14,8 @@
 //!   share.
 //! - [`coupling`]: the share of a stone's field reaching every other point's sensor (a dipole
 //!   fitted to single stones), which a board full of stones makes large.
+//! - [`image`]: the calibration image the host writes into the board and its flash keeps
+//!   (hardware/PROTOCOL.md §15).
 //! - [`health`]: dead, swapped, weak and noisy sensors, told from their calibration and noise,
 //!   with what to do about each.
 //! - [`debounce`]: the players' six buttons, raw contact levels to presses counted as the
@@ -56,6 +58,7 @@ pub mod coupling;
 pub mod debounce;
 pub mod health;
 pub mod history;
+pub mod image;
 pub mod led_chain;
 pub mod link;
 pub mod mux;

@@ -12,18 +12,42 @@
 //!   answered by an `LedAck` (§5.6, §5.7).
 //! - In a session of version 3, `HistoryOpen` and `HistoryPull` are answered from the
 //!   board's [`History`] (§14.3, §14.4).
+//! - In a session of version 4, the calibration messages are answered from the board's
+//!   [`Sensors`]: `RawRequest` with the latest scan's readings, `CalibrationData` pieces kept
+//!   until `CalibrationCommit`, whose image (when its length and CRC-32C match) the sensors
+//!   check, use and store, `HealthRequest` with the sensors' health (§5.12–§5.18, §15).
 //! - Bad frames (CRC, COBS, length) are skipped (§9); messages meant for the host are ignored.
 //!
 //! The board shows the link-lost pattern on its LEDs while [`BoardLink::host_silent`] (no
 //! valid frame from the host for [`LINK_TIMEOUT_MS`], §8): the host pings every 500 ms.
 
+use smartgoban_protocol::calibration::{
+    CalibrationAck, CalibrationStatus, RawReadings, SensorHealth, MAX_IMAGE_LEN, MAX_RAW_POINTS,
+};
 use smartgoban_protocol::{
-    timing::LINK_TIMEOUT_MS, BoardSize, ButtonCounters, Feed, Frame, FrameDecoder, HelloAck,
-    LedAck, LedFrame, Message, PackedCells, Pong, Scan, HISTORY_VERSION, LED_VERSION,
-    MIN_PROTOCOL_VERSION,
+    crc32c, timing::LINK_TIMEOUT_MS, BoardSize, ButtonCounters, Feed, Frame, FrameDecoder,
+    HelloAck, LedAck, LedFrame, Message, PackedCells, Pong, Scan, CALIBRATION_VERSION,
+    HISTORY_VERSION, LED_VERSION, MIN_PROTOCOL_VERSION,
 };
 
 use crate::history::History;
+
+/// The board's sensors and its calibration store, as the version-4 calibration messages reach
+/// them (hardware/PROTOCOL.md §5.12–§5.18, §15). The firmware implements it over its ADC
+/// readings, classifier and flash; the virtual board over its simulated Hall sensors.
+pub trait Sensors {
+    /// The latest scan's readings (ADC counts, point order, one a point; empty before the
+    /// first scan).
+    fn raw_readings(&self) -> &[u16];
+
+    /// Each point's sensor health and whether a calibration is stored (§5.18).
+    fn sensor_health(&self) -> SensorHealth;
+
+    /// A calibration image whose length and CRC-32C matched the host's commit: check it
+    /// ([`crate::image::decode`]), classify with it from the next scan and keep it in flash.
+    /// [`CalibrationStatus::Invalid`] leaves everything as it was.
+    fn store_calibration(&mut self, image: &[u8]) -> CalibrationStatus;
+}
 
 /// What the board says of itself in its `HelloAck` (§5.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,6 +81,8 @@ pub struct BoardLink {
     leds: Option<LedFrame>,
     /// Board time of the last valid frame from the host, ms.
     heard_ms: Option<u32>,
+    /// The calibration image being received (`CalibrationData`, §5.14), until its commit.
+    image: [u8; MAX_IMAGE_LEN],
     /// The debouncer's counters when the session opened: a session counts from there (§7).
     base: ButtonCounters,
     /// The debouncer's counters at the latest scan.
@@ -75,6 +101,7 @@ impl BoardLink {
             scan_counter: 0,
             leds: None,
             heard_ms: None,
+            image: [0; MAX_IMAGE_LEN],
             base: ButtonCounters::ZERO,
             raw: ButtonCounters::ZERO,
         }
@@ -112,12 +139,14 @@ impl BoardLink {
     /// Bytes from the host, received at board time `now_ms`: every complete frame is handled
     /// (module docs) and its answers given to `emit` in order; a partial frame waits for the
     /// next call. `history` is the board's history (`None` on a board without one, which then
-    /// ignores `HistoryOpen` and `HistoryPull`).
+    /// ignores `HistoryOpen` and `HistoryPull`); `sensors` its sensors and calibration store
+    /// (`None`: the calibration messages are ignored).
     pub fn receive<const B: usize>(
         &mut self,
         mut bytes: &[u8],
         now_ms: u32,
         mut history: Option<&mut History<B>>,
+        mut sensors: Option<&mut dyn Sensors>,
         emit: &mut impl FnMut(Frame),
     ) {
         loop {
@@ -127,10 +156,64 @@ impl BoardLink {
                 Feed::Frame { frame, rest } => {
                     bytes = rest;
                     self.heard_ms = Some(now_ms);
-                    self.handle(frame.message, history.as_deref_mut(), emit);
+                    let sensors = sensors.as_deref_mut();
+                    if !self.calibrate(&frame.message, sensors, emit) {
+                        self.handle(frame.message, history.as_deref_mut(), emit);
+                    }
                 }
             }
         }
+    }
+
+    /// The calibration messages of a version-4 session (§5.12–§5.18); `false` for any other
+    /// message (or without a version-4 session or sensors), which [`Self::handle`] takes.
+    fn calibrate<S: Sensors + ?Sized>(
+        &mut self,
+        message: &Message,
+        sensors: Option<&mut S>,
+        emit: &mut impl FnMut(Frame),
+    ) -> bool {
+        let Some(sensors) = sensors.filter(|_| self.session.is_some_and(|v| v >= CALIBRATION_VERSION))
+        else {
+            return false;
+        };
+        match message {
+            Message::RawRequest(request) => {
+                let raw = sensors.raw_readings();
+                let first = usize::from(request.first_point).min(raw.len());
+                let count = usize::from(request.count).min(MAX_RAW_POINTS);
+                let readings = raw.get(first..(first + count).min(raw.len())).unwrap_or(&[]);
+                let answer = RawReadings::new(
+                    self.scan_counter.wrapping_sub(1),
+                    request.first_point,
+                    readings,
+                );
+                emit(self.frame(Message::RawReadings(answer)));
+            }
+            Message::CalibrationData(data) => {
+                let at = usize::from(data.offset);
+                if let Some(slot) = self.image.get_mut(at..at + data.bytes().len()) {
+                    slot.copy_from_slice(data.bytes());
+                }
+            }
+            Message::CalibrationCommit(commit) => {
+                let received = self.image.get(..usize::from(commit.len));
+                let crc = received.map_or(0, crc32c);
+                let status = match received {
+                    None | Some([]) => CalibrationStatus::Invalid,
+                    Some(_) if crc != commit.crc => CalibrationStatus::Mismatch,
+                    Some(image) => sensors.store_calibration(image),
+                };
+                let ack = Message::CalibrationAck(CalibrationAck { status, crc });
+                emit(self.frame(ack));
+            }
+            Message::HealthRequest(_) => {
+                let health = sensors.sensor_health();
+                emit(self.frame(Message::SensorHealth(health)));
+            }
+            _ => return false,
+        }
+        true
     }
 
     fn handle<const B: usize>(
@@ -147,8 +230,10 @@ impl BoardLink {
                 self.history_opened = false;
                 self.scan_counter = 0;
                 self.base = self.raw;
-                // A new session shows nothing until its host sends a frame (§5.6).
+                // A new session shows nothing until its host sends a frame (§5.6), and a
+                // calibration image half sent in the last one is forgotten (§15).
                 self.leds = None;
+                self.image = [0; MAX_IMAGE_LEN];
                 let ack = self.hello_ack(accepted);
                 emit(self.frame(ack));
             }
@@ -304,7 +389,7 @@ mod tests {
     ) -> std::vec::Vec<Frame> {
         let (bytes, n) = wire(9, message);
         let mut got = std::vec::Vec::new();
-        link.receive(&bytes[..n], now_ms, history, &mut |f| got.push(f));
+        link.receive(&bytes[..n], now_ms, history, None, &mut |f| got.push(f));
         got
     }
 
@@ -338,7 +423,7 @@ mod tests {
         match got[0].message {
             Message::HelloAck(ack) => {
                 assert!(ack.accepted);
-                assert_eq!(ack.protocol_version, 3);
+                assert_eq!(ack.protocol_version, PROTOCOL_VERSION, "the board's highest");
                 assert_eq!(ack.board_size, BoardSize::NINE);
                 assert_eq!(ack.firmware_version, 7);
                 assert_eq!(ack.device_id, 0xdead_beef);
@@ -557,24 +642,25 @@ mod tests {
             &[0x13, 0x55, 0x00, 0xff, 0xff, 0x00],
             0,
             None::<&mut SmallHistory>,
+            None,
             &mut |f| got.push(f),
         );
         let (mut bad, n) = wire(1, hello(3));
         bad[3] ^= 0x40;
-        link.receive(&bad[..n], 0, None::<&mut SmallHistory>, &mut |f| {
+        link.receive(&bad[..n], 0, None::<&mut SmallHistory>, None, &mut |f| {
             got.push(f)
         });
         let (pong, n) = wire(2, Message::Pong(Pong { nonce: 1 }));
-        link.receive(&pong[..n], 0, None::<&mut SmallHistory>, &mut |f| {
+        link.receive(&pong[..n], 0, None::<&mut SmallHistory>, None, &mut |f| {
             got.push(f)
         });
         assert!(got.is_empty(), "{got:?}");
         assert_eq!(link.session_version(), None);
         let (ok, n) = wire(3, hello(3));
         // Split anywhere.
-        link.receive(&ok[..2], 0, None::<&mut SmallHistory>, &mut |f| got.push(f));
+        link.receive(&ok[..2], 0, None::<&mut SmallHistory>, None, &mut |f| got.push(f));
         assert!(got.is_empty());
-        link.receive(&ok[2..n], 0, None::<&mut SmallHistory>, &mut |f| {
+        link.receive(&ok[2..n], 0, None::<&mut SmallHistory>, None, &mut |f| {
             got.push(f)
         });
         assert_eq!(got.len(), 1);

@@ -52,6 +52,7 @@
 
 mod board_size;
 mod buttons;
+pub mod calibration;
 mod cell;
 mod checksum;
 mod decoder;
@@ -82,8 +83,12 @@ pub use message::{Direction, Hello, HelloAck, Message, MessageKind, Ping, Pong, 
 /// The highest protocol version this crate speaks: sent in [`Hello::protocol_version`] and
 /// [`HelloAck::protocol_version`] (§4, §11). Version 2 adds LED frames ([`LedFrame`],
 /// [`LedAck`]) to version 1; version 3 adds the board's history ([`HistoryOpen`],
-/// [`HistoryInfo`], [`HistoryPull`], [`HistoryChunk`], §14).
-pub const PROTOCOL_VERSION: u8 = 3;
+/// [`HistoryInfo`], [`HistoryPull`], [`HistoryChunk`], §14); version 4 calibration (the
+/// raw readings, the calibration image, the sensors' health: [`calibration`], §15).
+pub const PROTOCOL_VERSION: u8 = 4;
+
+/// The first protocol version with calibration ([`calibration`], §15).
+pub const CALIBRATION_VERSION: u8 = 4;
 
 /// The first protocol version with the board's history and boot id (§14).
 pub const HISTORY_VERSION: u8 = 3;
@@ -120,8 +125,18 @@ pub const MAX_BOARD_PAYLOAD_LEN: usize = max(
             max(
                 LedAck::PAYLOAD_LEN,
                 max(
-                    HistoryInfo::HEADER_LEN + MAX_CELL_BYTES,
-                    HistoryChunk::HEADER_LEN + ENTRY_LEN * MAX_CHUNK_ENTRIES,
+                    max(
+                        HistoryInfo::HEADER_LEN + MAX_CELL_BYTES,
+                        HistoryChunk::HEADER_LEN + ENTRY_LEN * MAX_CHUNK_ENTRIES,
+                    ),
+                    // version 4: 231, 5 and 183
+                    max(
+                        calibration::RawReadings::HEADER_LEN + 2 * calibration::MAX_RAW_POINTS,
+                        max(
+                            calibration::CalibrationAck::PAYLOAD_LEN,
+                            calibration::SensorHealth::HEADER_LEN + calibration::MAX_HEALTH_BYTES,
+                        ),
+                    ),
                 ),
             ),
         ),
@@ -133,7 +148,11 @@ pub const MAX_PAYLOAD_LEN: usize = max(
     MAX_BOARD_PAYLOAD_LEN,
     max(
         LedFrame::HEADER_LEN + MAX_LED_CELL_BYTES,
-        max(HistoryOpen::PAYLOAD_LEN, HistoryPull::PAYLOAD_LEN),
+        max(
+            max(HistoryOpen::PAYLOAD_LEN, HistoryPull::PAYLOAD_LEN),
+            // version 4: 4 + 240 = 244
+            calibration::CalibrationData::HEADER_LEN + calibration::MAX_DATA_BYTES,
+        ),
     ),
 );
 
@@ -156,11 +175,11 @@ pub const MAX_BOARD_FRAME_LEN: usize =
 /// (LED frames, §10) fit. Longer runs are discarded with [`DecodeError::TooLong`] (§2.4, §9).
 pub const DECODER_CAPACITY: usize = 512;
 
-/// The first `kind` reserved for later versions (host commands: scan rate, calibration).
-/// This crate rejects `0x13..=0xFF` with [`DecodeError::UnknownKind`] (§10); `0x10` is the
-/// version-2 [`LedFrame`], `0x11` and `0x12` the version-3 [`HistoryOpen`] and
-/// [`HistoryPull`].
-pub const FIRST_RESERVED_KIND: u8 = 0x13;
+/// The first `kind` reserved for later versions (host commands: scan rate).
+/// This crate rejects `0x17..=0xFF` and `0x0C..=0x0F` with [`DecodeError::UnknownKind`]
+/// (§10); `0x10` is the version-2 [`LedFrame`], `0x11` and `0x12` the version-3
+/// [`HistoryOpen`] and [`HistoryPull`], `0x13`–`0x16` the version-4 calibration commands.
+pub const FIRST_RESERVED_KIND: u8 = 0x17;
 
 const fn max(a: usize, b: usize) -> usize {
     if a > b {

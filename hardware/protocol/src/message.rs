@@ -1,10 +1,15 @@
 //! The v1 messages and their payload layouts (hardware/PROTOCOL.md §5): [`Hello`],
 //! [`HelloAck`], [`Scan`], [`Ping`], [`Pong`], the [`Message`] enum over them and over the
-//! messages of later versions (LED frames, §5.6–§5.7; the board's history, §5.8–§5.11), and
+//! messages of later versions (LED frames, §5.6–§5.7; the board's history, §5.8–§5.11;
+//! calibration, §5.12–§5.18), and
 //! [`MessageKind`], the `kind` byte. All multi-byte integers are little-endian.
 
 use crate::board_size::BoardSize;
 use crate::buttons::ButtonCounters;
+use crate::calibration::{
+    CalibrationAck, CalibrationCommit, CalibrationData, HealthRequest, RawReadings, RawRequest,
+    SensorHealth,
+};
 use crate::cell::PackedCells;
 use crate::error::DecodeError;
 use crate::frame::Writer;
@@ -23,7 +28,8 @@ pub enum Direction {
 
 /// The `kind` byte, the first byte of every raw frame (hardware/PROTOCOL.md §2.2, §5).
 /// `0x06` and `0x10` came with version 2 (LED frames), `0x07`, `0x08`, `0x11` and `0x12` with
-/// version 3 (the board's history); `0x13..=0xFF` are reserved for later versions (§10).
+/// version 3 (the board's history), `0x09`–`0x0B` and `0x13`–`0x16` with version 4
+/// (calibration); `0x17..=0xFF` are reserved for later versions (§10).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(u8)]
 pub enum MessageKind {
@@ -43,17 +49,31 @@ pub enum MessageKind {
     HistoryInfo = 0x07,
     /// `0x08` [`HistoryChunk`], board → host, version 3 (§5.11).
     HistoryChunk = 0x08,
+    /// `0x09` [`RawReadings`], board → host, version 4 (§5.13).
+    RawReadings = 0x09,
+    /// `0x0A` [`CalibrationAck`], board → host, version 4 (§5.16).
+    CalibrationAck = 0x0A,
+    /// `0x0B` [`SensorHealth`], board → host, version 4 (§5.18).
+    SensorHealth = 0x0B,
     /// `0x10` [`LedFrame`], host → board, version 2 (§5.6).
     LedFrame = 0x10,
     /// `0x11` [`HistoryOpen`], host → board, version 3 (§5.8).
     HistoryOpen = 0x11,
     /// `0x12` [`HistoryPull`], host → board, version 3 (§5.10).
     HistoryPull = 0x12,
+    /// `0x13` [`RawRequest`], host → board, version 4 (§5.12).
+    RawRequest = 0x13,
+    /// `0x14` [`CalibrationData`], host → board, version 4 (§5.14).
+    CalibrationData = 0x14,
+    /// `0x15` [`CalibrationCommit`], host → board, version 4 (§5.15).
+    CalibrationCommit = 0x15,
+    /// `0x16` [`HealthRequest`], host → board, version 4 (§5.17).
+    HealthRequest = 0x16,
 }
 
 impl MessageKind {
     /// Every kind, in `kind` byte order.
-    pub const ALL: [MessageKind; 11] = [
+    pub const ALL: [MessageKind; 18] = [
         MessageKind::Hello,
         MessageKind::HelloAck,
         MessageKind::Scan,
@@ -62,9 +82,16 @@ impl MessageKind {
         MessageKind::LedAck,
         MessageKind::HistoryInfo,
         MessageKind::HistoryChunk,
+        MessageKind::RawReadings,
+        MessageKind::CalibrationAck,
+        MessageKind::SensorHealth,
         MessageKind::LedFrame,
         MessageKind::HistoryOpen,
         MessageKind::HistoryPull,
+        MessageKind::RawRequest,
+        MessageKind::CalibrationData,
+        MessageKind::CalibrationCommit,
+        MessageKind::HealthRequest,
     ];
 
     /// The kind for a `kind` byte, or `None` if no version defines it.
@@ -78,9 +105,16 @@ impl MessageKind {
             0x06 => Some(MessageKind::LedAck),
             0x07 => Some(MessageKind::HistoryInfo),
             0x08 => Some(MessageKind::HistoryChunk),
+            0x09 => Some(MessageKind::RawReadings),
+            0x0A => Some(MessageKind::CalibrationAck),
+            0x0B => Some(MessageKind::SensorHealth),
             0x10 => Some(MessageKind::LedFrame),
             0x11 => Some(MessageKind::HistoryOpen),
             0x12 => Some(MessageKind::HistoryPull),
+            0x13 => Some(MessageKind::RawRequest),
+            0x14 => Some(MessageKind::CalibrationData),
+            0x15 => Some(MessageKind::CalibrationCommit),
+            0x16 => Some(MessageKind::HealthRequest),
             _ => None,
         }
     }
@@ -97,13 +131,20 @@ impl MessageKind {
             | MessageKind::Ping
             | MessageKind::LedFrame
             | MessageKind::HistoryOpen
-            | MessageKind::HistoryPull => Direction::HostToBoard,
+            | MessageKind::HistoryPull
+            | MessageKind::RawRequest
+            | MessageKind::CalibrationData
+            | MessageKind::CalibrationCommit
+            | MessageKind::HealthRequest => Direction::HostToBoard,
             MessageKind::HelloAck
             | MessageKind::Scan
             | MessageKind::Pong
             | MessageKind::LedAck
             | MessageKind::HistoryInfo
-            | MessageKind::HistoryChunk => Direction::BoardToHost,
+            | MessageKind::HistoryChunk
+            | MessageKind::RawReadings
+            | MessageKind::CalibrationAck
+            | MessageKind::SensorHealth => Direction::BoardToHost,
         }
     }
 }
@@ -329,6 +370,20 @@ pub enum Message {
     HistoryPull(HistoryPull),
     /// `0x08`, board → host (version 3).
     HistoryChunk(HistoryChunk),
+    /// `0x13`, host → board (version 4).
+    RawRequest(RawRequest),
+    /// `0x09`, board → host (version 4).
+    RawReadings(RawReadings),
+    /// `0x14`, host → board (version 4).
+    CalibrationData(CalibrationData),
+    /// `0x15`, host → board (version 4).
+    CalibrationCommit(CalibrationCommit),
+    /// `0x0A`, board → host (version 4).
+    CalibrationAck(CalibrationAck),
+    /// `0x16`, host → board (version 4).
+    HealthRequest(HealthRequest),
+    /// `0x0B`, board → host (version 4).
+    SensorHealth(SensorHealth),
 }
 
 impl Message {
@@ -346,6 +401,13 @@ impl Message {
             Message::HistoryInfo(_) => MessageKind::HistoryInfo,
             Message::HistoryPull(_) => MessageKind::HistoryPull,
             Message::HistoryChunk(_) => MessageKind::HistoryChunk,
+            Message::RawRequest(_) => MessageKind::RawRequest,
+            Message::RawReadings(_) => MessageKind::RawReadings,
+            Message::CalibrationData(_) => MessageKind::CalibrationData,
+            Message::CalibrationCommit(_) => MessageKind::CalibrationCommit,
+            Message::CalibrationAck(_) => MessageKind::CalibrationAck,
+            Message::HealthRequest(_) => MessageKind::HealthRequest,
+            Message::SensorHealth(_) => MessageKind::SensorHealth,
         }
     }
 
@@ -369,6 +431,13 @@ impl Message {
             Message::HistoryInfo(info) => HistoryInfo::payload_len(info.board_size()),
             Message::HistoryPull(_) => HistoryPull::PAYLOAD_LEN,
             Message::HistoryChunk(chunk) => chunk.payload_len(),
+            Message::RawRequest(_) => RawRequest::PAYLOAD_LEN,
+            Message::RawReadings(m) => m.payload_len(),
+            Message::CalibrationData(m) => m.payload_len(),
+            Message::CalibrationCommit(_) => CalibrationCommit::PAYLOAD_LEN,
+            Message::CalibrationAck(_) => CalibrationAck::PAYLOAD_LEN,
+            Message::HealthRequest(_) => HealthRequest::PAYLOAD_LEN,
+            Message::SensorHealth(m) => SensorHealth::payload_len(m.board_size()),
         }
     }
 
@@ -398,6 +467,20 @@ impl Message {
                 Message::HistoryPull(HistoryPull::parse(fixed::<8>(kind, payload)?))
             }
             MessageKind::HistoryChunk => Message::HistoryChunk(HistoryChunk::parse(payload)?),
+            MessageKind::RawRequest => Message::RawRequest(RawRequest::parse(payload)?),
+            MessageKind::RawReadings => Message::RawReadings(RawReadings::parse(payload)?),
+            MessageKind::CalibrationData => {
+                Message::CalibrationData(CalibrationData::parse(payload)?)
+            }
+            MessageKind::CalibrationCommit => {
+                Message::CalibrationCommit(CalibrationCommit::parse(payload)?)
+            }
+            MessageKind::CalibrationAck => Message::CalibrationAck(CalibrationAck::parse(payload)?),
+            MessageKind::HealthRequest => {
+                fixed::<0>(kind, payload)?;
+                Message::HealthRequest(HealthRequest)
+            }
+            MessageKind::SensorHealth => Message::SensorHealth(SensorHealth::parse(payload)?),
         })
     }
 
@@ -415,6 +498,13 @@ impl Message {
             Message::HistoryInfo(m) => m.write(w),
             Message::HistoryPull(m) => m.write(w),
             Message::HistoryChunk(m) => m.write(w),
+            Message::RawRequest(m) => m.write(w),
+            Message::RawReadings(m) => m.write(w),
+            Message::CalibrationData(m) => m.write(w),
+            Message::CalibrationCommit(m) => m.write(w),
+            Message::CalibrationAck(m) => m.write(w),
+            Message::HealthRequest(_) => {}
+            Message::SensorHealth(m) => m.write(w),
         }
     }
 }
@@ -492,4 +582,46 @@ fn fixed<const N: usize>(kind: MessageKind, payload: &[u8]) -> Result<&[u8; N], 
         expected: N,
         actual: payload.len(),
     })
+}
+
+impl From<RawRequest> for Message {
+    fn from(m: RawRequest) -> Message {
+        Message::RawRequest(m)
+    }
+}
+
+impl From<RawReadings> for Message {
+    fn from(m: RawReadings) -> Message {
+        Message::RawReadings(m)
+    }
+}
+
+impl From<CalibrationData> for Message {
+    fn from(m: CalibrationData) -> Message {
+        Message::CalibrationData(m)
+    }
+}
+
+impl From<CalibrationCommit> for Message {
+    fn from(m: CalibrationCommit) -> Message {
+        Message::CalibrationCommit(m)
+    }
+}
+
+impl From<CalibrationAck> for Message {
+    fn from(m: CalibrationAck) -> Message {
+        Message::CalibrationAck(m)
+    }
+}
+
+impl From<HealthRequest> for Message {
+    fn from(m: HealthRequest) -> Message {
+        Message::HealthRequest(m)
+    }
+}
+
+impl From<SensorHealth> for Message {
+    fn from(m: SensorHealth) -> Message {
+        Message::SensorHealth(m)
+    }
 }

@@ -134,6 +134,13 @@ fn payload_lengths_match_the_spec() {
             Message::HistoryOpen(_) | Message::HistoryPull(_) => 8,
             Message::HistoryInfo(i) => 28 + i.base.as_bytes().len(),
             Message::HistoryChunk(c) => 14 + 4 * c.len(),
+            Message::RawRequest(_) => 3,
+            Message::RawReadings(r) => 7 + 2 * r.readings().len(),
+            Message::CalibrationData(d) => 4 + d.bytes().len(),
+            Message::CalibrationCommit(_) => 6,
+            Message::CalibrationAck(_) => 5,
+            Message::HealthRequest(_) => 0,
+            Message::SensorHealth(h) => 2 + h.board_size().points().div_ceil(2),
         };
         assert_eq!(frame.message.payload_len(), expected);
     }
@@ -142,10 +149,30 @@ fn payload_lengths_match_the_spec() {
 #[test]
 fn directions() {
     use MessageKind::*;
-    for kind in [Hello, Ping, LedFrame, HistoryOpen, HistoryPull] {
+    for kind in [
+        Hello,
+        Ping,
+        LedFrame,
+        HistoryOpen,
+        HistoryPull,
+        RawRequest,
+        CalibrationData,
+        CalibrationCommit,
+        HealthRequest,
+    ] {
         assert_eq!(kind.direction(), Direction::HostToBoard);
     }
-    for kind in [HelloAck, Scan, Pong, LedAck, HistoryInfo, HistoryChunk] {
+    for kind in [
+        HelloAck,
+        Scan,
+        Pong,
+        LedAck,
+        HistoryInfo,
+        HistoryChunk,
+        RawReadings,
+        CalibrationAck,
+        SensorHealth,
+    ] {
         assert_eq!(kind.direction(), Direction::BoardToHost);
     }
     for kind in MessageKind::ALL {
@@ -168,7 +195,7 @@ fn point_order_is_sgf_order() {
 #[test]
 fn unknown_and_reserved_kinds_are_rejected() {
     for kind in 0..=u8::MAX {
-        let known = (1..=8).contains(&kind) || (0x10..=0x12).contains(&kind);
+        let known = (1..=0x0B).contains(&kind) || (0x10..=0x16).contains(&kind);
         let result = Message::parse(kind, &[0; 4]);
         if !known {
             assert_eq!(result, Err(DecodeError::UnknownKind(kind)));
@@ -324,7 +351,11 @@ fn payload_errors() {
             BadEffect(0x40),
         ),
     ];
-    for (kind, payload, error) in cases.into_iter().chain(history_payload_errors()) {
+    for (kind, payload, error) in cases
+        .into_iter()
+        .chain(history_payload_errors())
+        .chain(calibration_payload_errors())
+    {
         assert_eq!(
             Message::parse(kind, &payload),
             Err(error),
@@ -593,4 +624,38 @@ proptest! {
         prop_assert_eq!(chunk.last_ms(), t);
         prop_assert_eq!(chunk.timed().len(), chunk.len());
     }
+}
+
+/// Bad payloads of the version-4 kinds and the error each gives (§5.12–§5.18, §9).
+fn calibration_payload_errors() -> Vec<(u8, Vec<u8>, DecodeError)> {
+    use DecodeError::*;
+    let len = |kind: u8, expected: usize, actual: usize| BadLength {
+        kind,
+        expected,
+        actual,
+    };
+    vec![
+        (0x13, vec![0; 2], len(0x13, 3, 2)),
+        (0x13, vec![0; 4], len(0x13, 3, 4)),
+        // RawReadings: header cut, count disagreeing with the bytes, count above 112
+        (0x09, vec![0; 6], len(0x09, 7, 6)),
+        (0x09, [&[0u8; 6][..], &[2], &[0; 3]].concat(), len(0x09, 11, 10)),
+        (0x09, [&[0u8; 6][..], &[113], &[0; 226]].concat(), len(0x09, 231, 233)),
+        // CalibrationData: no header, len 0, len above 240, len disagreeing with the bytes
+        (0x14, vec![0; 3], len(0x14, 4, 3)),
+        (0x14, vec![0, 0, 0, 0], len(0x14, 5, 4)),
+        (0x14, [&[0u8, 0, 241, 0][..], &[1; 241]].concat(), len(0x14, 244, 245)),
+        (0x14, [&[0u8, 0, 3, 0][..], &[1; 2]].concat(), len(0x14, 7, 6)),
+        (0x15, vec![0; 5], len(0x15, 6, 5)),
+        (0x0A, vec![], len(0x0A, 5, 0)),
+        (0x0A, vec![0; 4], len(0x0A, 5, 4)),
+        (0x0A, vec![4, 0, 0, 0, 0], BadStatus { kind: 0x0A, status: 4 }),
+        (0x16, vec![0], len(0x16, 0, 1)),
+        // SensorHealth: no header, a bad size, the wrong count, a bad flag, padding
+        (0x0B, vec![9], len(0x0B, 2, 1)),
+        (0x0B, [&[7u8, 0][..], &[0; 25]].concat(), BadBoardSize(7)),
+        (0x0B, [&[9u8, 0][..], &[0; 40]].concat(), len(0x0B, 43, 42)),
+        (0x0B, [&[9u8, 2][..], &[0; 41]].concat(), BadStatus { kind: 0x0B, status: 2 }),
+        (0x0B, [&[9u8, 1][..], &[0; 40], &[0x10]].concat(), BadPadding),
+    ]
 }

@@ -1,6 +1,10 @@
 //! Shared helpers: sample frames, proptest strategies, and a decoder driver.
 
 use proptest::prelude::*;
+use smartgoban_protocol::calibration::{
+    CalibrationAck, CalibrationCommit, CalibrationData, CalibrationStatus, HealthRequest,
+    RawReadings, RawRequest, SensorHealth, MAX_DATA_BYTES, MAX_RAW_POINTS,
+};
 use smartgoban_protocol::{
     encode, BoardSize, Button, ButtonCounters, Cell, ChunkStatus, DecodeError, Feed, Frame,
     FrameDecoder, Hello, HelloAck, HistoryChunk, HistoryEntry, HistoryEvent, HistoryInfo,
@@ -193,7 +197,55 @@ pub fn sample_frames() -> Vec<Frame> {
         20,
         HistoryChunk::refused(4, ChunkStatus::NoSpan, 9, 0),
     ));
+    frames.extend(sample_calibration_frames(21));
     frames
+}
+
+/// One frame of each version-4 kind (§5.12–§5.18), the longest and shortest of each, from
+/// `seq` on.
+pub fn sample_calibration_frames(seq: u8) -> Vec<Frame> {
+    let readings: Vec<u16> = (0..MAX_RAW_POINTS as u16).map(|i| i * 37 % 4096).collect();
+    let image: Vec<u8> = (0..MAX_DATA_BYTES).map(|i| (i * 7 + 1) as u8).collect();
+    let mut messages: Vec<Message> = vec![
+        RawRequest {
+            first_point: 336,
+            count: 25,
+        }
+        .into(),
+        RawReadings::new(77, 0, &readings).into(),
+        RawReadings::new(78, 336, &readings[..25]).into(),
+        RawReadings::new(0, 361, &[]).into(),
+        CalibrationData::new(0, &image).into(),
+        CalibrationData::new(3_840, &image[..1]).into(),
+        CalibrationCommit {
+            len: 3_985,
+            crc: 0x1234_5678,
+        }
+        .into(),
+        CalibrationAck {
+            status: CalibrationStatus::Stored,
+            crc: 0x1234_5678,
+        }
+        .into(),
+        CalibrationAck {
+            status: CalibrationStatus::Mismatch,
+            crc: 1,
+        }
+        .into(),
+        HealthRequest.into(),
+    ];
+    for size in BoardSize::ALL {
+        let mut health = SensorHealth::new(size, size != BoardSize::NINE);
+        for i in (0..size.points()).step_by(7) {
+            health.set(i, (i % 15 + 1) as u8);
+        }
+        messages.push(health.into());
+    }
+    messages
+        .into_iter()
+        .enumerate()
+        .map(|(n, m)| Frame::new(seq.wrapping_add(n as u8), m))
+        .collect()
 }
 
 /// Every history event kind in turn, deterministic from `i`.
@@ -422,6 +474,36 @@ pub fn arb_message() -> impl Strategy<Value = Message> {
         )),
         arb_history_info().prop_map(Message::HistoryInfo),
         arb_history_chunk().prop_map(Message::HistoryChunk),
+        (any::<u16>(), any::<u8>())
+            .prop_map(|(first_point, count)| RawRequest { first_point, count }.into()),
+        (
+            any::<u32>(),
+            any::<u16>(),
+            prop::collection::vec(0u16..=u16::MAX, 0..=MAX_RAW_POINTS)
+        )
+            .prop_map(|(c, first, r)| RawReadings::new(c, first, &r).into()),
+        (
+            any::<u16>(),
+            prop::collection::vec(any::<u8>(), 1..=MAX_DATA_BYTES)
+        )
+            .prop_map(|(offset, bytes)| CalibrationData::new(offset, &bytes).into()),
+        (any::<u16>(), any::<u32>())
+            .prop_map(|(len, crc)| CalibrationCommit { len, crc }.into()),
+        (0u8..4, any::<u32>()).prop_map(|(status, crc)| CalibrationAck {
+            status: CalibrationStatus::from_u8(status).unwrap(),
+            crc
+        }
+        .into()),
+        Just(HealthRequest.into()),
+        (arb_size(), any::<bool>(), prop::collection::vec(0u8..16, 361)).prop_map(
+            |(size, calibrated, faults)| {
+                let mut h = SensorHealth::new(size, calibrated);
+                for (i, f) in faults.into_iter().enumerate() {
+                    h.set(i, f);
+                }
+                h.into()
+            }
+        ),
     ]
 }
 
