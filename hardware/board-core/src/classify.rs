@@ -13,8 +13,9 @@
 //! and stays until it leaves [`Thresholds::empty_leave_permille`]; anything else is uncertain
 //! (a stone being lifted or put down, a stone between two points) — unless its reading lies
 //! still on one colour's side for a while ([`Thresholds::steady_permille`]): a weak magnet or
-//! a stone well off its point, which the host must not lose. A dead sensor
-//! ([`crate::health`]) always reads uncertain, which the host treats as "keep what was there".
+//! a stone well off its point, which the host must not lose. A dead sensor's point
+//! ([`crate::health`]) is read from its neighbours' readings ([`crate::dead`]); until they
+//! tell, it reads uncertain, which the host treats as "keep what was there".
 //!
 //! Cost per scan: two passes over the points, plus one pass over the board for each point
 //! whose cell changed (to move its share); nothing proportional to the square of the board
@@ -24,6 +25,7 @@ use smartgoban_protocol::{BoardSize, Cell, PackedCells};
 
 use crate::calibration::{BoardCalibration, PointCalibration};
 use crate::coupling::Coupling;
+use crate::dead::{DeadPoints, View};
 use crate::health::Health;
 use crate::MAX_POINTS;
 
@@ -230,7 +232,7 @@ type Scales = [(i16, i16); MAX_POINTS];
 
 /// The classifier of one board: each point's current [`Cell`] (the state of its hysteresis),
 /// how long an uncertain reading has lain still, and the classified stones' shares at every
-/// point. About 6.5 KiB.
+/// point, and the dead sensors' points read from their neighbours. About 9 KiB.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Classifier {
     size: BoardSize,
@@ -240,6 +242,10 @@ pub struct Classifier {
     fields: Fields,
     /// The coupling `fields` were summed with (a new calibration's sums them again).
     coupling: Coupling,
+    /// Scans each point has kept its cell (saturating).
+    ages: [u8; MAX_POINTS],
+    /// The dead sensors' points, read from their neighbours ([`crate::dead`]).
+    dead: DeadPoints,
 }
 
 impl Classifier {
@@ -256,7 +262,15 @@ impl Classifier {
             steady: [Steady::default(); MAX_POINTS],
             fields: Fields::none(),
             coupling: Coupling::none(),
+            ages: [0; MAX_POINTS],
+            dead: DeadPoints::new(),
         })
+    }
+
+    /// Each dead sensor's point read from its neighbours ([`crate::dead`]), with the estimate
+    /// of what lies on it: thousandths of a stone, + black, − white, `None` while unknown.
+    pub fn dead_points(&self) -> impl Iterator<Item = crate::dead::DeadEstimate> + '_ {
+        self.dead.estimates()
     }
 
     /// The current cells, as a `Scan` carries them.
@@ -321,10 +335,34 @@ impl Classifier {
         let mut second = before;
         self.pass(readings, cal, health, &fields, &mut second, &mut scales);
         self.lie_still(&scales, &mut second);
-        self.fields = self
+        let fields = self
             .fields
             .after(self.size, &self.coupling, &before, &second);
-        self.cells = second;
+        // How long each point has kept its cell, this scan's changes included.
+        for ((age, &was), &now) in self.ages.iter_mut().zip(&before).zip(&second) {
+            *age = if was == now { age.saturating_add(1) } else { 0 };
+        }
+        // The dead sensors' points, from their neighbours (they kept their cells so far).
+        let mut cells = second;
+        let view = View {
+            size: self.size,
+            coupling: &self.coupling,
+            cal,
+            health,
+            readings,
+            black_ppm: &fields.black,
+            white_ppm: &fields.white,
+            cells: &second,
+            ages: &self.ages,
+        };
+        self.dead.update(&view, &self.thresholds, &mut cells);
+        self.fields = fields.after(self.size, &self.coupling, &second, &cells);
+        for ((age, &was), &now) in self.ages.iter_mut().zip(&second).zip(&cells) {
+            if was != now {
+                *age = 0;
+            }
+        }
+        self.cells = cells;
         Ok(self.cells())
     }
 
@@ -350,7 +388,8 @@ impl Classifier {
             (*slot, *scale) = if readable {
                 self.next(prev, reading, p, black, white)
             } else {
-                (Cell::Uncertain, (0, 0))
+                // a dead sensor's point keeps its cell: its neighbours read it (`crate::dead`)
+                (prev, (0, 0))
             };
         }
     }

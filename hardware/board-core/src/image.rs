@@ -85,7 +85,10 @@ impl core::fmt::Display for ImageError {
         match self {
             ImageError::BadMagic => f.write_str("not a calibration image (no SGCB magic)"),
             ImageError::UnknownVersion(v) => {
-                write!(f, "calibration image version {v}; this firmware reads {IMAGE_VERSION}")
+                write!(
+                    f,
+                    "calibration image version {v}; this firmware reads {IMAGE_VERSION}"
+                )
             }
             ImageError::BadBoardSize(s) => write!(f, "calibration image of a {s}x{s} board"),
             ImageError::WrongBoardSize { board, image } => write!(
@@ -97,7 +100,9 @@ impl core::fmt::Display for ImageError {
                 "a calibration image of {actual} bytes; its board size needs {expected}"
             ),
             ImageError::BadCrc => f.write_str("the calibration image's CRC-32C does not match"),
-            ImageError::OutOfRange => f.write_str("a value of the calibration image is out of range"),
+            ImageError::OutOfRange => {
+                f.write_str("a value of the calibration image is out of range")
+            }
             ImageError::Calibration(e) => e.fmt(f),
             ImageError::BufferTooSmall => f.write_str("the buffer is too small for the image"),
         }
@@ -109,7 +114,11 @@ impl core::fmt::Display for ImageError {
 ///
 /// # Errors
 /// [`ImageError::BufferTooSmall`] when `out` is shorter than the image.
-pub fn encode(cal: &BoardCalibration, health: &[Health], out: &mut [u8]) -> Result<usize, ImageError> {
+pub fn encode(
+    cal: &BoardCalibration,
+    health: &[Health],
+    out: &mut [u8],
+) -> Result<usize, ImageError> {
     let size = cal.size();
     let len = image_len(size);
     let out = out.get_mut(..len).ok_or(ImageError::BufferTooSmall)?;
@@ -185,7 +194,7 @@ pub fn decode(bytes: &[u8], board: Option<BoardSize>) -> Result<Image, ImageErro
         });
     }
     let body = bytes.get(..len - 4).ok_or(ImageError::BadCrc)?;
-    if crc32c(body).to_le_bytes()[..] != bytes[len - 4..] {
+    if Some(&crc32c(body).to_le_bytes()[..]) != bytes.get(len - 4..) {
         return Err(ImageError::BadCrc);
     }
     if byte(6) != 0 || byte(7) != 0 {

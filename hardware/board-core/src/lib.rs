@@ -18,6 +18,7 @@
 //!   (hardware/PROTOCOL.md §15).
 //! - [`health`]: dead, swapped, weak and noisy sensors, told from their calibration and noise,
 //!   with what to do about each.
+//! - [`dead`]: a dead sensor's point read from its neighbours' readings.
 //! - [`debounce`]: the players' six buttons, raw contact levels to presses counted as the
 //!   protocol says (§7).
 //! - [`classify`]: each scan's readings to cells (empty, black, white, uncertain) with
@@ -55,6 +56,7 @@
 pub mod calibration;
 pub mod classify;
 pub mod coupling;
+pub mod dead;
 pub mod debounce;
 pub mod health;
 pub mod history;

@@ -21,9 +21,13 @@
 //!   PIO, the link-lost pattern while the host is silent, the current cap
 //!   ([`board_core::led_chain`]).
 //!
-//! Calibration: until the calibration messages exist in the protocol (issue 17, 3) the board
-//! classifies with the design calibration — mid-scale empty, ±770 counts for a stone
-//! (WIRING.md "Sensors"), the dipole coupling of the design height.
+//! - **calibration** (PROTOCOL.md §15): the image `smartgoban calibrate` writes
+//!   (`CalibrationData`, `CalibrationCommit`) is checked ([`board_core::image::decode`]), used
+//!   from the next scan and kept in the last 8 KiB of the flash, from where it is read at
+//!   power-up; the raw readings of the latest scan answer `RawRequest`, the sensors' health
+//!   `HealthRequest`. A board never calibrated classifies with the design calibration —
+//!   mid-scale empty, ±770 counts for a stone (WIRING.md "Sensors"), the dipole coupling of
+//!   the design height — and says so (`SensorHealth.calibrated` = 0).
 #![no_std]
 #![no_main]
 
@@ -54,11 +58,13 @@ use board_core::calibration::{BoardCalibration, PointCalibration};
 use board_core::classify::{Classifier, Thresholds};
 use board_core::coupling::{Coupling, DESIGN_HEIGHT_MM, DESIGN_PITCH_MM};
 use board_core::debounce::Buttons;
+use board_core::health::Health;
 use board_core::history::FirmwareHistory;
 use board_core::led_chain::Chain;
-use board_core::link::{BoardLink, LinkConfig};
+use board_core::link::{BoardLink, LinkConfig, Sensors};
 use board_core::oversample::trimmed_mean;
 use board_core::MAX_POINTS;
+use smartgoban_protocol::calibration::{CalibrationStatus, SensorHealth, MAX_IMAGE_LEN};
 use smartgoban_protocol::timing::DEFAULT_SCAN_RATE_HZ;
 use smartgoban_protocol::{
     encode, BoardSize, ButtonCounters, Frame, Message, MAX_FRAME_LEN, PROTOCOL_VERSION,
@@ -97,11 +103,23 @@ const FLASH_SIZE: usize = 2 * 1024 * 1024;
 /// A design reading span for a stone, counts (WIRING.md: about ±770 counts).
 const DESIGN_SPAN: u16 = 770;
 
+/// Where the calibration image lives: the last 8 KiB of the flash (two 4 KiB sectors,
+/// PROTOCOL.md §15), far past the firmware.
+const IMAGE_OFFSET: u32 = (FLASH_SIZE - MAX_IMAGE_LEN) as u32;
+
+type BoardFlash = Flash<'static, embassy_rp::peripherals::FLASH, Blocking, FLASH_SIZE>;
+
 /// What the tasks share: the protocol, the classifier and its calibration, the buttons.
 struct Board {
     link: BoardLink,
     classifier: Classifier,
     calibration: BoardCalibration,
+    /// Each point's sensor health, from the stored calibration (all healthy without one).
+    health: [Health; MAX_POINTS],
+    /// Whether a calibration was stored (`SensorHealth.calibrated`).
+    calibrated: bool,
+    /// The latest scan's readings (counts), for `RawRequest`.
+    raw: [u16; MAX_POINTS],
     /// The debouncer's counters, from the buttons task.
     counters: ButtonCounters,
     /// The counters whose presses are in the history.
@@ -114,6 +132,82 @@ static BOARD: Mutex<ThreadModeRawMutex, RefCell<Option<Board>>> = Mutex::new(Ref
 /// The history (162.5 KiB, board-core `history`): a `static`, built at compile time.
 static HISTORY: Mutex<ThreadModeRawMutex, RefCell<FirmwareHistory>> =
     Mutex::new(RefCell::new(FirmwareHistory::new(SIZE)));
+
+/// The flash, for the calibration image.
+static FLASH: Mutex<ThreadModeRawMutex, RefCell<Option<BoardFlash>>> =
+    Mutex::new(RefCell::new(None));
+
+/// The watchdog, fed by the scan loop and while the flash is written.
+static WATCHDOG: Mutex<ThreadModeRawMutex, RefCell<Option<Watchdog>>> =
+    Mutex::new(RefCell::new(None));
+
+fn feed_watchdog() {
+    WATCHDOG.lock(|w| {
+        if let Some(w) = w.borrow_mut().as_mut() {
+            w.feed(Duration::from_millis(WATCHDOG_MS));
+        }
+    });
+}
+
+/// The board's sensors as the calibration messages reach them (PROTOCOL.md §15).
+struct BoardSensors<'a> {
+    raw: &'a [u16],
+    calibration: &'a mut BoardCalibration,
+    health: &'a mut [Health; MAX_POINTS],
+    calibrated: &'a mut bool,
+}
+
+impl Sensors for BoardSensors<'_> {
+    fn raw_readings(&self) -> &[u16] {
+        self.raw
+    }
+
+    fn sensor_health(&self) -> SensorHealth {
+        let mut report = SensorHealth::new(SIZE, *self.calibrated);
+        for (i, h) in self.health.iter().enumerate().take(POINTS) {
+            report.set(i, h.0);
+        }
+        report
+    }
+
+    fn store_calibration(&mut self, image: &[u8]) -> CalibrationStatus {
+        let Ok(decoded) = board_core::image::decode(image, Some(SIZE)) else {
+            return CalibrationStatus::Invalid;
+        };
+        *self.calibration = decoded.calibration;
+        *self.health = decoded.health;
+        *self.calibrated = true;
+        // Erasing two sectors takes up to 0.8 s: the watchdog is fed around each step.
+        let written = FLASH.lock(|f| {
+            let mut flash = f.borrow_mut();
+            let Some(flash) = flash.as_mut() else {
+                return false;
+            };
+            feed_watchdog();
+            let mut ok = true;
+            for sector in 0..(MAX_IMAGE_LEN / 4096) as u32 {
+                let from = IMAGE_OFFSET + sector * 4096;
+                ok &= flash.blocking_erase(from, from + 4096).is_ok();
+                feed_watchdog();
+            }
+            ok && flash.blocking_write(IMAGE_OFFSET, image).is_ok()
+        });
+        feed_watchdog();
+        if written {
+            CalibrationStatus::Stored
+        } else {
+            CalibrationStatus::FlashFailed
+        }
+    }
+}
+
+/// The calibration image kept in flash, if there is a valid one for this board.
+fn stored_image(flash: &mut BoardFlash) -> Option<board_core::image::Image> {
+    let mut buf = [0u8; board_core::image::MAX_LEN];
+    flash.blocking_read(IMAGE_OFFSET, &mut buf).ok()?;
+    let len = board_core::image::image_len(SIZE);
+    board_core::image::decode(buf.get(..len)?, Some(SIZE)).ok()
+}
 
 /// Encoded frames for the host, drained by the usb tx task.
 static TX: Pipe<ThreadModeRawMutex, 4096> = Pipe::new();
@@ -150,13 +244,22 @@ async fn main(spawner: Spawner) {
     let serial = SERIAL.init(board_core::usb::serial_number(uid));
     let serial = core::str::from_utf8(serial).unwrap_or("0000000000000000");
 
-    let coupling = Coupling::dipole(DESIGN_HEIGHT_MM, DESIGN_PITCH_MM).unwrap_or(Coupling::none());
-    let mid = board_core::oversample::ADC_MAX / 2 + 1;
-    let calibration = BoardCalibration::uniform(
-        SIZE,
-        PointCalibration::symmetric(mid, DESIGN_SPAN),
-        coupling,
-    );
+    // The stored calibration, or the design's.
+    let (calibration, health, calibrated) = match stored_image(&mut flash) {
+        Some(image) => (image.calibration, image.health, true),
+        None => {
+            let coupling =
+                Coupling::dipole(DESIGN_HEIGHT_MM, DESIGN_PITCH_MM).unwrap_or(Coupling::none());
+            let mid = board_core::oversample::ADC_MAX / 2 + 1;
+            let design = BoardCalibration::uniform(
+                SIZE,
+                PointCalibration::symmetric(mid, DESIGN_SPAN),
+                coupling,
+            );
+            (design, [Health::HEALTHY; MAX_POINTS], false)
+        }
+    };
+    FLASH.lock(|f| *f.borrow_mut() = Some(flash));
     let Ok(classifier) = Classifier::new(SIZE, Thresholds::default()) else {
         panic!("the default thresholds hang together");
     };
@@ -171,6 +274,9 @@ async fn main(spawner: Spawner) {
             }),
             classifier,
             calibration,
+            health,
+            calibrated,
+            raw: [0; MAX_POINTS],
             counters: ButtonCounters::ZERO,
             recorded: ButtonCounters::ZERO,
         })
@@ -250,13 +356,14 @@ async fn main(spawner: Spawner) {
 
     let mut watchdog = Watchdog::new(p.WATCHDOG);
     watchdog.start(Duration::from_millis(WATCHDOG_MS));
+    WATCHDOG.lock(|w| *w.borrow_mut() = Some(watchdog));
 
     spawner.spawn(usb_task(usb).expect("one usb task"));
     spawner.spawn(rx_task(receiver).expect("one rx task"));
     spawner.spawn(tx_task(sender).expect("one tx task"));
     spawner.spawn(buttons_task(buttons).expect("one buttons task"));
     spawner.spawn(led_task(chain).expect("one led task"));
-    scan_loop(mux, watchdog).await;
+    scan_loop(mux).await;
 }
 
 type UsbDriver = Driver<'static, USB>;
@@ -278,11 +385,29 @@ async fn rx_task(mut receiver: Receiver<'static, UsbDriver>) -> ! {
                 HISTORY.lock(|h| {
                     if let Some(board) = b.borrow_mut().as_mut() {
                         let mut history = h.borrow_mut();
-                        board
-                            .link
-                            .receive(&buf[..n], now, Some(&mut *history), &mut |frame| {
+                        let Board {
+                            link,
+                            calibration,
+                            health,
+                            calibrated,
+                            raw,
+                            ..
+                        } = board;
+                        let mut sensors = BoardSensors {
+                            raw: &raw[..POINTS],
+                            calibration,
+                            health,
+                            calibrated,
+                        };
+                        link.receive(
+                            &buf[..n],
+                            now,
+                            Some(&mut *history),
+                            Some(&mut sensors),
+                            &mut |frame| {
                                 put(&frame);
-                            });
+                            },
+                        );
                     }
                 })
             });
@@ -394,7 +519,7 @@ fn set_address(pins: &mut [Output<'static>; 4], address: u8) {
 }
 
 /// The scan loop: read, classify, record, send; feeds the watchdog.
-async fn scan_loop(mut mux: Mux, mut watchdog: Watchdog) -> ! {
+async fn scan_loop(mut mux: Mux) -> ! {
     let mut readings = [0u16; MAX_POINTS];
     let mut ticker = Ticker::every(Duration::from_millis(SCAN_PERIOD_MS));
     loop {
@@ -408,11 +533,12 @@ async fn scan_loop(mut mux: Mux, mut watchdog: Watchdog) -> ! {
                     return;
                 };
                 let mut history = h.borrow_mut();
-                let Ok(cells) =
-                    board
-                        .classifier
-                        .update(&readings[..POINTS], &board.calibration, &[])
-                else {
+                board.raw = readings;
+                let Ok(cells) = board.classifier.update(
+                    &readings[..POINTS],
+                    &board.calibration,
+                    &board.health[..POINTS],
+                ) else {
                     return;
                 };
                 // The presses counted since the last scan, then the scan (§14.2).
@@ -433,6 +559,6 @@ async fn scan_loop(mut mux: Mux, mut watchdog: Watchdog) -> ! {
                 }
             })
         });
-        watchdog.feed(Duration::from_millis(WATCHDOG_MS));
+        feed_watchdog();
     }
 }
