@@ -48,6 +48,7 @@ fn main() {
             speed: Speed::Factor(4.0),
             press_clock: false,
             firmware: false,
+            sensor_faults: Default::default(),
         };
         let device = smartgoban::sim::start(&source, playing, link.clone(), 1).unwrap();
         let daemon = Service::start(

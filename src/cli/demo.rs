@@ -189,6 +189,7 @@ pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
                 ""
             }
         );
+        super::sim::print_faulty_sensors(source.setup().size(), &args.board.playing());
         println!("  live state:  http://{addr}/api/v1/state");
         println!("  record:      http://{addr}/api/v1/game.sgf");
         println!("  event feed:  http://{addr}/api/v1/events");

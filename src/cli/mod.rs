@@ -119,6 +119,17 @@ pub struct BoardArgs {
     /// by the firmware's own logic (hardware/board-core).
     #[arg(long)]
     pub firmware: bool,
+    /// With --firmware: faulty sensors added to the noise model's own, drawn from the seed,
+    /// e.g. `dead=1,swapped=1,weak=2,noisy=1` (at most 20 of each). The board prints which
+    /// points got them. A dead sensor's point is read from its neighbours' sensors; two dead
+    /// within two lines of each other read uncertain.
+    #[arg(
+        long,
+        value_name = "LIST",
+        default_value = "none",
+        requires = "firmware"
+    )]
+    pub sensor_faults: crate::sim::hall::SensorFaults,
 }
 
 impl BoardArgs {
@@ -130,6 +141,7 @@ impl BoardArgs {
             speed: self.speed,
             press_clock: false,
             firmware: self.firmware,
+            sensor_faults: self.sensor_faults,
         }
     }
 }

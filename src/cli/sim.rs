@@ -45,6 +45,7 @@ pub async fn run(args: SimArgs) -> Result<(), SimError> {
         args.link.display(),
         args.link.display()
     );
+    print_faulty_sensors(source.setup().size(), &args.board.playing());
     let done = async {
         loop {
             if let Some(report) = device.try_done() {
@@ -67,4 +68,13 @@ pub async fn run(args: SimArgs) -> Result<(), SimError> {
         path: args.link.clone(),
         source,
     })
+}
+
+/// Prints which sensors of a `--firmware` board are faulty (one line; nothing when none).
+pub fn print_faulty_sensors(size: u8, playing: &sim::Playing) {
+    let faults = sim::faulty_sensors(size, playing);
+    if !faults.is_empty() {
+        let list: Vec<String> = faults.iter().map(|(p, f)| format!("{p} {f}")).collect();
+        println!("  faulty sensors: {}", list.join(", "));
+    }
 }

@@ -215,6 +215,11 @@ impl VirtualBoard {
         self.history.as_ref().map(|h| h.boot_id())
     }
 
+    /// The Hall sensors and the firmware's logic reading them (`--firmware`).
+    pub fn hall(&self) -> Option<&super::hall::HallBoard> {
+        self.replay.hall()
+    }
+
     /// The history of a version-3 board.
     pub fn history(&self) -> Option<&FirmwareHistory> {
         self.history.as_deref()
@@ -237,10 +242,17 @@ impl VirtualBoard {
     pub fn handle_bytes(&mut self, bytes: &[u8]) {
         let now_ms = self.clock_ms(self.replay.board_ms());
         let mut answers = Vec::new();
-        self.link
-            .receive(bytes, now_ms, self.history.as_deref_mut(), None, &mut |frame| {
-                answers.push(frame)
-            });
+        let sensors = self
+            .replay
+            .hall_mut()
+            .map(|h| h as &mut dyn smartgoban_board_core::link::Sensors);
+        self.link.receive(
+            bytes,
+            now_ms,
+            self.history.as_deref_mut(),
+            sensors,
+            &mut |frame| answers.push(frame),
+        );
         for frame in answers {
             if let Message::HelloAck(ack) = frame.message {
                 self.sessions += u32::from(ack.accepted);

@@ -10,8 +10,10 @@
 //! around the design's and vary in strength from stone to stone (the calibration's stones are
 //! not the game's), stones lie up to [`HallParams::jitter_mm`] off their points, land from a
 //! few millimetres and bounce, and some sensors are weak, noisy, mounted the other way round
-//! or dead ([`HallParams`]). Moves on a dead sensor's point cannot be seen: the point reads
-//! uncertain throughout, as on a real board.
+//! or dead ([`HallParams`], [`SensorFaults`]). A dead sensor's point is read from its
+//! neighbours' sensors, as the firmware does (`smartgoban_board_core::dead`). The board
+//! answers the calibration messages of protocol version 4 as the firmware does
+//! ([`Sensors`]).
 
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -24,7 +26,9 @@ use smartgoban_board_core::calibration::BoardCalibration;
 use smartgoban_board_core::classify::{Classifier, Thresholds};
 use smartgoban_board_core::coupling::{Coupling, DESIGN_HEIGHT_MM, DESIGN_PITCH_MM, PPM};
 use smartgoban_board_core::health::{assess, Health};
+use smartgoban_board_core::link::Sensors;
 use smartgoban_board_core::oversample::{trimmed_mean, Stats, ADC_MAX};
+use smartgoban_protocol::calibration::{CalibrationStatus, SensorHealth};
 use smartgoban_protocol::{BoardSize, Cell, PackedCells};
 
 /// The sensors' spread and faults and how the stones lie: the numbers behind `--firmware`.
@@ -98,6 +102,76 @@ impl HallParams {
     }
 }
 
+/// Faulty sensors added to a noise model's own (`--sensor-faults dead=1,swapped=1`): each
+/// count of sensors drawn at random (from the seed) among the board's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SensorFaults {
+    /// Sensors stuck at a rail: their points are read from the neighbours' sensors
+    /// (`smartgoban_board_core::dead`).
+    pub dead: u32,
+    /// Sensors mounted the other way round.
+    pub swapped: u32,
+    /// Sensors at a quarter of the gain.
+    pub weak: u32,
+    /// Sensors with eight times the noise.
+    pub noisy: u32,
+}
+
+/// The most sensors of one fault `--sensor-faults` adds.
+pub const MAX_ADDED_FAULTS: u32 = 20;
+
+impl std::str::FromStr for SensorFaults {
+    type Err = String;
+
+    /// `dead=1,swapped=1,weak=2,noisy=1` (any of them, any order; `none` for none).
+    fn from_str(s: &str) -> Result<SensorFaults, String> {
+        let mut faults = SensorFaults::default();
+        if s.trim() == "none" {
+            return Ok(faults);
+        }
+        for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (name, count) = part
+                .split_once('=')
+                .ok_or_else(|| format!("sensor faults `{part}`: use NAME=COUNT, such as dead=1"))?;
+            let count: u32 = count.trim().parse().map_err(|_| {
+                format!(
+                    "sensor faults `{part}`: `{}` is not a whole number",
+                    count.trim()
+                )
+            })?;
+            if count > MAX_ADDED_FAULTS {
+                return Err(format!(
+                    "sensor faults `{part}`: at most {MAX_ADDED_FAULTS} sensors of one fault"
+                ));
+            }
+            let slot = match name.trim() {
+                "dead" => &mut faults.dead,
+                "swapped" => &mut faults.swapped,
+                "weak" => &mut faults.weak,
+                "noisy" => &mut faults.noisy,
+                other => {
+                    return Err(format!(
+                        "sensor faults: unknown fault `{other}` (dead, swapped, weak, noisy)"
+                    ))
+                }
+            };
+            *slot = count;
+        }
+        Ok(faults)
+    }
+}
+
+impl HallParams {
+    /// These sensors with `faults` added.
+    pub fn with_faults(mut self, faults: SensorFaults) -> HallParams {
+        self.dead += faults.dead;
+        self.swapped += faults.swapped;
+        self.weak += faults.weak;
+        self.noisy += faults.noisy;
+        self
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 struct Sensor {
     offset: f64,
@@ -145,6 +219,13 @@ pub struct HallBoard {
     calibration: BoardCalibration,
     health: Vec<Health>,
     classifier: Classifier,
+    /// Whether a calibration is stored (the internal one at the start, or one written by
+    /// `smartgoban calibrate`): `SensorHealth.calibrated`.
+    calibrated: bool,
+    /// The last scan's readings (counts), for `RawRequest`.
+    raw: Vec<u16>,
+    /// Which sensor got which fault: (point, fault name), in the order drawn.
+    faults: Vec<(usize, &'static str)>,
 }
 
 impl HallBoard {
@@ -166,16 +247,23 @@ impl HallBoard {
                 stuck: None,
             })
             .collect();
-        let mut faulty = |count: u32, sensors: &mut Vec<Sensor>, f: &dyn Fn(&mut Sensor)| {
-            for _ in 0..count {
-                let i = rng.random_range(0..sensors.len());
-                f(&mut sensors[i]);
-            }
-        };
-        faulty(params.weak, &mut sensors, &|s| s.gain *= 0.25);
-        faulty(params.noisy, &mut sensors, &|s| s.noise *= 8.0);
-        faulty(params.swapped, &mut sensors, &|s| s.gain = -s.gain);
-        faulty(params.dead, &mut sensors, &|s| s.stuck = Some(ADC_MAX));
+        let mut faults = Vec::new();
+        let mut faulty =
+            |count: u32, name: &'static str, sensors: &mut Vec<Sensor>, f: &dyn Fn(&mut Sensor)| {
+                for _ in 0..count {
+                    let i = rng.random_range(0..sensors.len());
+                    f(&mut sensors[i]);
+                    faults.push((i, name));
+                }
+            };
+        faulty(params.weak, "weak", &mut sensors, &|s| s.gain *= 0.25);
+        faulty(params.noisy, "noisy", &mut sensors, &|s| s.noise *= 8.0);
+        faulty(params.swapped, "swapped", &mut sensors, &|s| {
+            s.gain = -s.gain
+        });
+        faulty(params.dead, "dead", &mut sensors, &|s| {
+            s.stuck = Some(ADC_MAX)
+        });
         let height_mm = DESIGN_HEIGHT_MM + spread(rng, params.height_spread_mm);
         let mut board = HallBoard {
             size,
@@ -200,9 +288,24 @@ impl HallBoard {
             health: Vec::new(),
             classifier: Classifier::new(size, Thresholds::default())
                 .expect("the default thresholds hang together"),
+            calibrated: false,
+            raw: Vec::new(),
+            faults,
         };
         board.calibrate(rng);
+        board.calibrated = true;
         board
+    }
+
+    /// The firmware's reading of each dead sensor's point (board-core `dead`): diagnostics.
+    pub fn dead_points(&self) -> Vec<smartgoban_board_core::dead::DeadEstimate> {
+        self.classifier.dead_points().collect()
+    }
+
+    /// Which sensor got which fault, in the order drawn: (point index, `dead` / `swapped` /
+    /// `weak` / `noisy`).
+    pub fn faults(&self) -> &[(usize, &'static str)] {
+        &self.faults
     }
 
     /// The calibration the board made at the start.
@@ -443,8 +546,40 @@ impl HallBoard {
             *left = left.saturating_sub(1);
         }
         self.glitches.retain(|&(_, _, left)| left > 0);
-        self.classifier
+        let cells = self
+            .classifier
             .update(&readings, &self.calibration, &self.health)
-            .unwrap_or_else(|_| PackedCells::new(self.size))
+            .unwrap_or_else(|_| PackedCells::new(self.size));
+        self.raw = readings;
+        cells
+    }
+}
+
+/// The board's sensors as the version-4 calibration messages reach them (PROTOCOL.md §15):
+/// the firmware's own behaviour, with the simulated sensors' readings and a calibration kept
+/// as the flash keeps it (across restarts of the microcontroller).
+impl Sensors for HallBoard {
+    fn raw_readings(&self) -> &[u16] {
+        &self.raw
+    }
+
+    fn sensor_health(&self) -> SensorHealth {
+        let mut report = SensorHealth::new(self.size, self.calibrated);
+        for (i, h) in self.health.iter().enumerate() {
+            report.set(i, h.0);
+        }
+        report
+    }
+
+    fn store_calibration(&mut self, image: &[u8]) -> CalibrationStatus {
+        match smartgoban_board_core::image::decode(image, Some(self.size)) {
+            Ok(decoded) => {
+                self.calibration = decoded.calibration;
+                self.health = decoded.health[..self.size.points()].to_vec();
+                self.calibrated = true;
+                CalibrationStatus::Stored
+            }
+            Err(_) => CalibrationStatus::Invalid,
+        }
     }
 }

@@ -110,6 +110,8 @@ pub struct Playing {
     /// The board is read as the real one: Hall sensors with their spread and faults, read
     /// through the firmware's own calibration and classification ([`hall`], `--firmware`).
     pub firmware: bool,
+    /// Faulty sensors added to the noise model's, with `firmware` (`--sensor-faults`).
+    pub sensor_faults: hall::SensorFaults,
 }
 
 impl Playing {
@@ -117,10 +119,30 @@ impl Playing {
     pub fn params(&self) -> noise::NoiseParams {
         let mut params = self.noise.params();
         if self.firmware {
-            params.hall = Some(hall::HallParams::for_noise(self.noise));
+            params.hall =
+                Some(hall::HallParams::for_noise(self.noise).with_faults(self.sensor_faults));
         }
         params
     }
+}
+
+/// The faulty sensors of the board `playing` plays on a board of `size` lines with
+/// `--firmware` — the noise model's and `--sensor-faults`, drawn from the seed as the board
+/// draws them: (GTP point, fault name), in the order drawn; none without `--firmware`.
+pub fn faulty_sensors(size: u8, playing: &Playing) -> Vec<(String, &'static str)> {
+    let params = playing.params();
+    let (Some(hall), Ok(board_size)) = (&params.hall, smartgoban_protocol::BoardSize::new(size))
+    else {
+        return Vec::new();
+    };
+    // the replay's first draws are the board's (Replay::new)
+    let mut rng = ChaCha8Rng::seed_from_u64(playing.seed);
+    let board = hall::HallBoard::new(board_size, &params, hall, &mut rng);
+    board
+        .faults()
+        .iter()
+        .map(|&(i, name)| (crate::rules::Point::from_index(i, size).to_gtp(size), name))
+        .collect()
 }
 
 /// Board time after the last action before a timeline counts as played out, ms: enough for

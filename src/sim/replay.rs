@@ -88,6 +88,22 @@ impl Replay {
         }
     }
 
+    /// The Hall sensors and the firmware's logic reading them, with `--firmware`.
+    pub fn hall(&self) -> Option<&HallBoard> {
+        match &self.physics {
+            Sensors::Hall(h) => Some(h),
+            Sensors::Cells(_) => None,
+        }
+    }
+
+    /// [`Replay::hall`], to change.
+    pub fn hall_mut(&mut self) -> Option<&mut HallBoard> {
+        match &mut self.physics {
+            Sensors::Hall(h) => Some(h),
+            Sensors::Cells(_) => None,
+        }
+    }
+
     /// Board time of the next scan, ms.
     pub fn board_ms(&self) -> u64 {
         self.board_ms

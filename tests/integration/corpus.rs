@@ -7,7 +7,9 @@ use std::path::PathBuf;
 
 use smartgoban::sim::NoiseModel;
 
-use crate::support::{compare, corpus_files, read_record, replay_with, run_all};
+use crate::support::{
+    compare, corpus_files, read_record, replay_with, replay_with_faults, run_all,
+};
 
 fn job(
     noise: NoiseModel,
@@ -73,6 +75,42 @@ fn a_sample_replays_exactly_through_the_firmwares_hall_sensors() {
     let mut errors = run_all(realistic, 2, job_with(NoiseModel::Realistic, true));
     errors.extend(run_all(harsh, 2, job_with(NoiseModel::Harsh, true)));
     report("firmware", r + h, errors);
+}
+
+/// Real games on boards with a dead sensor (`--sensor-faults dead=1`, besides the noise
+/// model's weak, noisy and reversed ones): the dead sensor's point is read from its
+/// neighbours' sensors by the firmware's logic, so every move — those on the dead point
+/// included — is recorded exactly; and the state reports the dead sensor where the board
+/// put it. 12 games under realistic noise, 4 under harsh.
+#[test]
+fn games_on_a_board_with_a_dead_sensor_are_recorded_exactly() {
+    use smartgoban::sim::hall::SensorFaults;
+    let files = corpus_files();
+    let step = (files.len() / 12).max(1);
+    let sample: Vec<PathBuf> = files.into_iter().skip(1).step_by(step).take(12).collect();
+    let dead = SensorFaults {
+        dead: 1,
+        ..SensorFaults::default()
+    };
+    let job = move |noise: NoiseModel| {
+        move |path: PathBuf, seed: u64| -> std::pin::Pin<
+            Box<dyn std::future::Future<Output = Result<(), String>> + Send>,
+        > {
+            Box::pin(async move {
+                let source = read_record(&path);
+                let summary = replay_with_faults(&path, noise, seed, true, dead).await?;
+                compare(&source, &summary).map_err(|e| {
+                    format!("{} ({noise:?}, seed {seed}, a dead sensor): {e}", path.display())
+                })
+            })
+        }
+    };
+    let realistic: Vec<_> = sample.iter().map(|f| (f.clone(), 41)).collect();
+    let harsh: Vec<_> = sample.iter().step_by(3).map(|f| (f.clone(), 42)).collect();
+    let runs = realistic.len() + harsh.len();
+    let mut errors = run_all(realistic, 2, job(NoiseModel::Realistic));
+    errors.extend(run_all(harsh, 2, job(NoiseModel::Harsh)));
+    report("a dead sensor", runs, errors);
 }
 
 /// Every game, clean noise.

@@ -374,6 +374,7 @@ fn outage(board: Board) -> (i64, std::ops::RangeInclusive<i64>) {
             speed: Speed::Factor(1.0),
             press_clock: false,
             firmware: false,
+            sensor_faults: Default::default(),
         },
         link.clone(),
         9,
@@ -513,6 +514,7 @@ fn a_board_changed_while_the_service_was_down_is_a_desync_with_the_exact_differe
         speed: Speed::Factor(2.0),
         press_clock: false,
         firmware: false,
+        sensor_faults: Default::default(),
     };
     let device = sim::start(&source, playing, link.clone(), 5).unwrap();
     let config = || DaemonConfig {
@@ -624,6 +626,7 @@ fn a_stone_with_no_liberties_found_after_a_restart_is_for_the_referee_not_a_play
         speed: Speed::Factor(2.0),
         press_clock: false,
         firmware: false,
+        sensor_faults: Default::default(),
     };
     let device = sim::start_version(&source, playing, link.clone(), 5, 2).unwrap();
     let config = || DaemonConfig {

@@ -56,6 +56,7 @@ pub fn demo_args(game: Option<&Path>, noise: NoiseModel, seed: u64) -> DemoArgs 
             seed,
             speed: Speed::Max,
             firmware: false,
+            sensor_faults: Default::default(),
         },
         http: "127.0.0.1:0".parse().unwrap(),
         record: None,
@@ -84,8 +85,20 @@ pub async fn replay_with(
     seed: u64,
     firmware: bool,
 ) -> Result<DemoSummary, String> {
+    replay_with_faults(path, noise, seed, firmware, Default::default()).await
+}
+
+/// [`replay_with`] through the firmware's sensors with `faults` added (`--sensor-faults`).
+pub async fn replay_with_faults(
+    path: &Path,
+    noise: NoiseModel,
+    seed: u64,
+    firmware: bool,
+    faults: smartgoban::sim::hall::SensorFaults,
+) -> Result<DemoSummary, String> {
     let mut args = demo_args(Some(path), noise, seed);
     args.board.firmware = firmware;
+    args.board.sensor_faults = faults;
     demo::run(args)
         .await
         .map_err(|e| format!("{}: {e}", path.display()))
@@ -332,6 +345,7 @@ impl Rig {
             speed,
             press_clock: false,
             firmware: false,
+            sensor_faults: Default::default(),
         };
         let device =
             smartgoban::sim::start_version(&source, playing, link.clone(), 1, protocol_version)

@@ -169,6 +169,7 @@ fn plug_in_board(dir: &Path) -> smartgoban::sim::SimHandle {
         speed: Speed::Factor(4.0),
         press_clock: false,
         firmware: false,
+        sensor_faults: Default::default(),
     };
     smartgoban::sim::start(&Source::Record(record), playing, dir.join("board"), 1).unwrap()
 }

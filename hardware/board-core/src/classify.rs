@@ -100,6 +100,10 @@ impl Thresholds {
     }
 }
 
+/// How far a point's reading may move from one scan to the next and still count as still
+/// (‰ of its span): a stone bouncing 1.5 mm moves its own reading by a third.
+pub const STILL_PERMILLE: i32 = 60;
+
 /// A scan the classifier cannot take; nothing changes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum UpdateError {
@@ -242,8 +246,10 @@ pub struct Classifier {
     fields: Fields,
     /// The coupling `fields` were summed with (a new calibration's sums them again).
     coupling: Coupling,
-    /// Scans each point has kept its cell (saturating).
+    /// Scans each point has kept its cell and its reading still (saturating).
     ages: [u8; MAX_POINTS],
+    /// Each point's last reading on its black scale (‰).
+    last_scale: [i16; MAX_POINTS],
     /// The dead sensors' points, read from their neighbours ([`crate::dead`]).
     dead: DeadPoints,
 }
@@ -263,6 +269,7 @@ impl Classifier {
             fields: Fields::none(),
             coupling: Coupling::none(),
             ages: [0; MAX_POINTS],
+            last_scale: [0; MAX_POINTS],
             dead: DeadPoints::new(),
         })
     }
@@ -338,9 +345,23 @@ impl Classifier {
         let fields = self
             .fields
             .after(self.size, &self.coupling, &before, &second);
-        // How long each point has kept its cell, this scan's changes included.
-        for ((age, &was), &now) in self.ages.iter_mut().zip(&before).zip(&second) {
-            *age = if was == now { age.saturating_add(1) } else { 0 };
+        // How long each point has kept its cell and its reading still (a stone just put
+        // down wobbles and bounces under an unchanged cell), this scan included.
+        for ((((age, last), &was), &now), &(zb, _)) in self
+            .ages
+            .iter_mut()
+            .zip(self.last_scale.iter_mut())
+            .zip(&before)
+            .zip(&second)
+            .zip(&scales)
+        {
+            let still = (i32::from(zb) - i32::from(*last)).abs() <= STILL_PERMILLE;
+            *age = if was == now && still {
+                age.saturating_add(1)
+            } else {
+                0
+            };
+            *last = zb;
         }
         // The dead sensors' points, from their neighbours (they kept their cells so far).
         let mut cells = second;

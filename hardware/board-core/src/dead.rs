@@ -35,8 +35,9 @@ use crate::MAX_POINTS;
 /// Dead points read from their neighbours; more read uncertain.
 pub const MAX_DEAD: usize = 8;
 
-/// Scans a neighbour and the points beside it must keep their cells before it counts.
-pub const STABLE_SCANS: u8 = 5;
+/// Scans a neighbour and the points near it must keep their cells and their readings still
+/// ([`crate::classify::STILL_PERMILLE`]) before it counts.
+pub const STABLE_SCANS: u8 = 10;
 
 /// The spread of one reading's noise the fit allows for, counts (8 conversions of a sensor
 /// with 6 counts of noise each, trimmed: hardware/WIRING.md).
@@ -210,7 +211,7 @@ pub(crate) struct View<'a> {
     pub black_ppm: &'a [i32; MAX_POINTS],
     pub white_ppm: &'a [i32; MAX_POINTS],
     /// This scan's cells (the dead points' from the last scan) and how many scans each point
-    /// has kept its cell.
+    /// has kept its cell and its reading still.
     pub cells: &'a [Cell; MAX_POINTS],
     pub ages: &'a [u8; MAX_POINTS],
 }
