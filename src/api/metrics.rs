@@ -210,6 +210,28 @@ pub fn render(shared: &Shared, referee: bool) -> String {
         "1 while the record is written to the disk; 0 while the store or current.sgf cannot be written (disk full, read-only): the game goes on in memory (storage_error in GET state).",
         &[("", if snap.state.storage_error.is_none() { 1.0 } else { 0.0 })],
     );
+    let c = snap.state.sensors.counts;
+    family(
+        &mut out,
+        "sensor_faults",
+        "gauge",
+        "Faulty Hall sensors by fault, as the board reported them after its handshake (protocol version 4; 0 when nothing was reported): a dead sensor's point is read from its neighbours.",
+        &[
+            ("{fault=\"dead\"}", f64::from(c.dead)),
+            ("{fault=\"swapped\"}", f64::from(c.swapped)),
+            ("{fault=\"weak\"}", f64::from(c.weak)),
+            ("{fault=\"noisy\"}", f64::from(c.noisy)),
+        ],
+    );
+    if let Some(calibrated) = snap.state.sensors.calibrated {
+        family(
+            &mut out,
+            "board_calibrated",
+            "gauge",
+            "1 when the board reported a stored calibration, 0 when it reported none (smartgoban calibrate); absent while nothing was reported.",
+            &[("", if calibrated { 1.0 } else { 0.0 })],
+        );
+    }
     out
 }
 

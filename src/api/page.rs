@@ -144,6 +144,9 @@ fn status(snap: &Snapshot) -> String {
             let _ = write!(s, " — {e}");
         }
     }
+    if let Some(sensors) = &snap.state.sensors.summary {
+        let _ = write!(s, " — {sensors}");
+    }
     s
 }
 

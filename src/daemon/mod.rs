@@ -315,6 +315,9 @@ fn keep_earlier_record(dir: &std::path::Path) -> Result<(), DaemonError> {
 fn snapshot_of(session: &Session, link_error: Option<String>, connection: &Connection) -> Snapshot {
     let mut state = session.state();
     state.link.error = link_error;
+    if let Some(report) = connection.sensor_health() {
+        state.sensors = crate::session::SensorsView::from_health(report);
+    }
     Snapshot {
         state,
         sgf: session.record().to_sgf(),

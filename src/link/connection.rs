@@ -10,11 +10,12 @@
 use std::collections::VecDeque;
 
 use crate::session::{BoardChange, BoardHistory, HistoryStatus, LinkInfo, ResumePoint};
+use smartgoban_protocol::calibration::HealthRequest;
 use smartgoban_protocol::{
     encode, timing, ChunkStatus, DecodeError, Feed, Frame, FrameDecoder, Hello, HistoryChunk,
     HistoryEvent, HistoryInfo, HistoryOpen, HistoryPull, InfoStatus, LedAck, LedFrame, Message,
-    Ping, Scan, HISTORY_VERSION, LED_VERSION, MAX_FRAME_LEN, MIN_PROTOCOL_VERSION,
-    PROTOCOL_VERSION, WINDOW_ENTRIES,
+    Ping, Scan, CALIBRATION_VERSION, HISTORY_VERSION, LED_VERSION, MAX_FRAME_LEN,
+    MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, WINDOW_ENTRIES,
 };
 
 /// Link timing (PROTOCOL.md "Timing").
@@ -314,6 +315,8 @@ pub struct Connection {
     interrupted: Vec<(LinkInfo, Vec<Scan>)>,
     /// The session was told the link is up (an `Up` or `Resumed` not followed by a `Down`).
     announced: bool,
+    /// Asking a version-4 board for its sensors' health (PROTOCOL.md §5.17).
+    health: super::health::HealthAsk,
 }
 
 impl Connection {
@@ -349,6 +352,7 @@ impl Connection {
             gaps_unanswered: false,
             interrupted: Vec::new(),
             announced: false,
+            health: Default::default(),
         }
     }
 
@@ -470,6 +474,12 @@ impl Connection {
     /// (PROTOCOL.md §14).
     pub fn set_resume_point(&mut self, resume: Option<ResumePoint>) {
         self.resume = resume;
+    }
+
+    /// The board's last report of its sensors' health (version 4, PROTOCOL.md §5.18), kept
+    /// through reconnections until a new one replaces it.
+    pub fn sensor_health(&self) -> Option<&smartgoban_protocol::calibration::SensorHealth> {
+        self.health.report()
     }
 
     /// Counters.
@@ -640,8 +650,10 @@ impl Connection {
             | Message::CalibrationData(_)
             | Message::CalibrationCommit(_)
             | Message::CalibrationAck(_)
-            | Message::HealthRequest(_)
-            | Message::SensorHealth(_) => {}
+            | Message::HealthRequest(_) => {}
+            Message::SensorHealth(report) => {
+                self.health.on_report(report, self.board_size);
+            }
         }
     }
 
@@ -659,6 +671,11 @@ impl Connection {
         self.handed_ms = None;
         self.session_boot = None;
         self.gaps_unanswered = false;
+        if version >= CALIBRATION_VERSION {
+            self.health.start(now_ms);
+        } else {
+            self.health.stop();
+        }
         if version >= HISTORY_VERSION {
             let open = match self.resume {
                 Some(r) if r.boot_id != 0 => {
@@ -1141,6 +1158,9 @@ impl Connection {
                     );
                 } else {
                     self.history_timeout(now_ms);
+                    if self.health.poll(now_ms, self.phase == HistoryPhase::Idle) {
+                        self.queue(Message::HealthRequest(HealthRequest), now_ms);
+                    }
                     if now_ms.saturating_sub(self.last_tx_ms) >= self.config.ping_after_ms {
                         self.ping_nonce = self.ping_nonce.wrapping_add(1);
                         self.queue(
@@ -1182,11 +1202,16 @@ impl Connection {
                     })
                     .map(|l| l.sent_ms.map_or(0, |t| t + self.config.led_resend_ms));
                 let history = self.history_deadline().unwrap_or(u64::MAX);
+                let health = self
+                    .health
+                    .deadline(self.phase == HistoryPhase::Idle)
+                    .unwrap_or(u64::MAX);
                 Some(
                     lost.min(ping)
                         .min(no_scan)
                         .min(resend.unwrap_or(u64::MAX))
-                        .min(history),
+                        .min(history)
+                        .min(health),
                 )
             }
         }

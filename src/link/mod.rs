@@ -7,6 +7,7 @@
 //! reopens the path by itself when the device disappears.
 
 pub mod connection;
+pub mod health;
 pub mod serial;
 
 pub use connection::{Connection, LedDelivery, LinkConfig, LinkEvent, LinkStats};

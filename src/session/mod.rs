@@ -28,7 +28,7 @@ pub use input::{
 pub use moves::{move_views, MoveView};
 
 use smartgoban_protocol::{Button, ButtonCounters, Scan, Side};
-pub use state::{Held, LinkView, StateView};
+pub use state::{FaultCounts, Held, LinkView, SensorFaultView, SensorsView, StateView};
 
 /// Session settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

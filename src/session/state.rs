@@ -157,6 +157,127 @@ pub struct StateView {
     /// While writing the record fails: why (the game goes on in memory and is written as soon
     /// as the storage works again), else null. Filled by the service's shell.
     pub storage_error: Option<String>,
+    /// The board's sensors as the board reports them (protocol version 4: its calibration
+    /// and each faulty sensor). Filled by the service's shell.
+    pub sensors: SensorsView,
+}
+
+/// The board's sensors as its firmware reports them after each handshake (hardware/PROTOCOL.md
+/// §5.17–§5.18, §15; `smartgoban calibrate` measures them). A dead sensor's point is read from
+/// its neighbours' sensors; two dead sensors within two lines of each other cannot be read,
+/// and a stone there is not seen: the referee watches those points.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct SensorsView {
+    /// Whether the board has reported (boards of protocol version 4, once connected).
+    pub reported: bool,
+    /// Whether the board holds a calibration (`smartgoban calibrate`); null until reported.
+    pub calibrated: Option<bool>,
+    /// Each faulty sensor's point with its faults, points in SGF order.
+    pub faults: Vec<SensorFaultView>,
+    /// How many sensors have each fault.
+    pub counts: FaultCounts,
+    /// One line for people (the live page's status line): `sensors: 1 dead (D4)`, with
+    /// `not calibrated (smartgoban calibrate)` for a board never calibrated; null when every
+    /// sensor is healthy or nothing was reported.
+    pub summary: Option<String>,
+}
+
+/// One faulty sensor (`GET state`'s `sensors.faults`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct SensorFaultView {
+    /// GTP point.
+    pub point: String,
+    /// SGF point.
+    pub sgf: String,
+    /// `dead`, `swapped`, `weak`, `noisy`, most serious first.
+    pub faults: Vec<&'static str>,
+    /// What to do about each, in the same order.
+    pub advice: Vec<&'static str>,
+}
+
+/// Sensors per fault.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct FaultCounts {
+    /// Dead sensors: their points are read from the neighbours' sensors.
+    pub dead: u32,
+    /// Sensors mounted the other way round (the calibration compensates).
+    pub swapped: u32,
+    /// Weak sensors.
+    pub weak: u32,
+    /// Noisy sensors.
+    pub noisy: u32,
+}
+
+impl SensorsView {
+    /// The view of a board's `SensorHealth` report.
+    pub fn from_health(report: &smartgoban_protocol::calibration::SensorHealth) -> SensorsView {
+        use smartgoban_board_core::health::{Fault, Health};
+        let size = report.board_size().get();
+        let mut view = SensorsView {
+            reported: true,
+            calibrated: Some(report.calibrated),
+            ..SensorsView::default()
+        };
+        for i in 0..report.board_size().points() {
+            let health = Health(report.get(i));
+            if health.is_healthy() {
+                continue;
+            }
+            for f in health.faults() {
+                match f {
+                    Fault::Dead => view.counts.dead += 1,
+                    Fault::Swapped => view.counts.swapped += 1,
+                    Fault::Weak => view.counts.weak += 1,
+                    Fault::Noisy => view.counts.noisy += 1,
+                }
+            }
+            let point = crate::rules::Point::from_index(i, size);
+            view.faults.push(SensorFaultView {
+                point: point.to_gtp(size),
+                sgf: point.to_sgf(),
+                faults: health.faults().map(Fault::name).collect(),
+                advice: health.faults().map(Fault::advice).collect(),
+            });
+        }
+        view.summary = view.summary_line();
+        view
+    }
+
+    /// [`SensorsView::summary`]'s line.
+    fn summary_line(&self) -> Option<String> {
+        let c = self.counts;
+        let mut parts = Vec::new();
+        for (n, name) in [
+            (c.dead, "dead"),
+            (c.swapped, "swapped"),
+            (c.weak, "weak"),
+            (c.noisy, "noisy"),
+        ] {
+            if n > 0 {
+                let points: Vec<&str> = self
+                    .faults
+                    .iter()
+                    .filter(|f| f.faults.contains(&name))
+                    .map(|f| f.point.as_str())
+                    .take(6)
+                    .collect();
+                parts.push(format!("{n} {name} ({})", points.join(" ")));
+            }
+        }
+        let uncalibrated = self.calibrated == Some(false);
+        if parts.is_empty() && !uncalibrated {
+            return None;
+        }
+        let mut line = format!("sensors: {}", parts.join(", "));
+        if uncalibrated {
+            line = if parts.is_empty() {
+                "sensors: not calibrated (smartgoban calibrate)".to_string()
+            } else {
+                format!("{line}; not calibrated (smartgoban calibrate)")
+            };
+        }
+        Some(line)
+    }
 }
 
 /// A board held for the referee (`GET state`'s `held`).
@@ -287,5 +408,50 @@ pub(super) fn view(session: &Session) -> StateView {
             result: info.result.clone(),
         },
         storage_error: None,
+        sensors: SensorsView::default(),
+    }
+}
+
+#[cfg(test)]
+mod sensors_tests {
+    use super::SensorsView;
+    use smartgoban_protocol::calibration::SensorHealth;
+    use smartgoban_protocol::BoardSize;
+
+    #[test]
+    fn a_report_lists_each_faulty_sensor_with_its_advice_and_a_line_for_people() {
+        let mut report = SensorHealth::new(BoardSize::NINE, true);
+        report.set(0, 1); // A9 dead
+        report.set(80, 2 | 4); // J1 swapped and weak
+        let view = SensorsView::from_health(&report);
+        assert!(view.reported);
+        assert_eq!(view.calibrated, Some(true));
+        let points: Vec<&str> = view.faults.iter().map(|f| f.point.as_str()).collect();
+        assert_eq!(points, ["A9", "J1"]);
+        assert_eq!(view.faults[0].sgf, "aa");
+        assert_eq!(view.faults[1].faults, ["swapped", "weak"]);
+        assert_eq!(view.faults[1].advice.len(), 2);
+        assert_eq!(
+            (
+                view.counts.dead,
+                view.counts.swapped,
+                view.counts.weak,
+                view.counts.noisy
+            ),
+            (1, 1, 1, 0)
+        );
+        assert_eq!(
+            view.summary.as_deref(),
+            Some("sensors: 1 dead (A9), 1 swapped (J1), 1 weak (J1)")
+        );
+        let fresh = SensorsView::from_health(&SensorHealth::new(BoardSize::NINE, false));
+        assert_eq!(
+            fresh.summary.as_deref(),
+            Some("sensors: not calibrated (smartgoban calibrate)")
+        );
+        let healthy = SensorsView::from_health(&SensorHealth::new(BoardSize::NINE, true));
+        assert_eq!(healthy.summary, None);
+        assert!(healthy.faults.is_empty());
+        assert_eq!(SensorsView::default().summary, None);
     }
 }

@@ -80,8 +80,8 @@ fn a_sample_replays_exactly_through_the_firmwares_hall_sensors() {
 /// Real games on boards with a dead sensor (`--sensor-faults dead=1`, besides the noise
 /// model's weak, noisy and reversed ones): the dead sensor's point is read from its
 /// neighbours' sensors by the firmware's logic, so every move — those on the dead point
-/// included — is recorded exactly; and the state reports the dead sensor where the board
-/// put it. 12 games under realistic noise, 4 under harsh.
+/// included — is recorded exactly; and `GET state`'s `sensors` reports the dead sensor where
+/// the board put it (the service asks the board after the handshake, protocol version 4). 12 games under realistic noise, 4 under harsh.
 #[test]
 fn games_on_a_board_with_a_dead_sensor_are_recorded_exactly() {
     use smartgoban::sim::hall::SensorFaults;
@@ -99,9 +99,40 @@ fn games_on_a_board_with_a_dead_sensor_are_recorded_exactly() {
             Box::pin(async move {
                 let source = read_record(&path);
                 let summary = replay_with_faults(&path, noise, seed, true, dead).await?;
-                compare(&source, &summary).map_err(|e| {
-                    format!("{} ({noise:?}, seed {seed}, a dead sensor): {e}", path.display())
-                })
+                let what = format!("{} ({noise:?}, seed {seed}, a dead sensor)", path.display());
+                compare(&source, &summary).map_err(|e| format!("{what}: {e}"))?;
+                // GET state's sensors: the dead one where the board put it
+                let playing = smartgoban::sim::Playing {
+                    noise,
+                    seed,
+                    speed: smartgoban::sim::Speed::Max,
+                    press_clock: false,
+                    firmware: true,
+                    sensor_faults: dead,
+                };
+                let placed = smartgoban::sim::faulty_sensors(source.info.size, &playing);
+                let sensors = &summary.snapshot.state.sensors;
+                let dead_points: Vec<&str> = sensors
+                    .faults
+                    .iter()
+                    .filter(|f| f.faults.contains(&"dead"))
+                    .map(|f| f.point.as_str())
+                    .collect();
+                let placed_dead: Vec<&str> = placed
+                    .iter()
+                    .filter(|(_, f)| *f == "dead")
+                    .map(|(p, _)| p.as_str())
+                    .collect();
+                if !sensors.reported
+                    || sensors.calibrated != Some(true)
+                    || dead_points != placed_dead
+                    || sensors.counts.dead != 1
+                {
+                    return Err(format!(
+                        "{what}: GET state's sensors {sensors:?}, the board's dead sensors {placed_dead:?}"
+                    ));
+                }
+                Ok(())
             })
         }
     };
