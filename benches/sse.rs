@@ -49,6 +49,7 @@ fn main() {
             press_clock: false,
             firmware: false,
             sensor_faults: Default::default(),
+            uncalibrated: false,
         };
         let device = smartgoban::sim::start(&source, playing, link.clone(), 1).unwrap();
         let daemon = Service::start(

@@ -9,7 +9,8 @@
 //!
 //! * core — [`rules`] (board, captures, ko, repetition, SGF), [`sensing`] (the scan
 //!   stabiliser), [`referee`] (move inference and violations), [`event`] (what the core
-//!   reports) and [`session`] (the state machine that owns them). None of these read a clock,
+//!   reports), [`session`] (the state machine that owns them) and [`calibrate`] (the guided
+//!   calibration of the board's sensors). None of these read a clock,
 //!   do I/O, or use tokio, axum, serialport or rppal; time comes in as an argument.
 //! * shell — [`link`] (the serial protocol connection and the port), [`store`] (SQLite: games,
 //!   events, checkpoints), [`daemon`] (the task that owns a [`session::Session`] and moves
@@ -17,6 +18,7 @@
 //! * beside them — [`sim`], the virtual board that stands in for the hardware.
 #![warn(missing_docs)]
 
+pub mod calibrate;
 pub mod clock;
 pub mod event;
 pub mod leds;

@@ -29,6 +29,9 @@ fn main() -> ExitCode {
             Err(e) => fail(&e),
         };
     }
+    if let Commands::Calibrate(args) = &cli.command {
+        return ExitCode::from(cli::calibrate::run(args) as u8);
+    }
     if let Commands::Score(args) = &cli.command {
         let code = cli::score::run(args, &mut std::io::stdout(), &mut std::io::stderr());
         return ExitCode::from(code as u8);
@@ -57,7 +60,11 @@ fn main() -> ExitCode {
             }
             Commands::Run(args) => cli::run::run(args, &log_level).await?,
             Commands::Sim(args) => cli::sim::run(args).await?,
-            Commands::Check(_) | Commands::Score(_) | Commands::Token(_) | Commands::Config(_) => {}
+            Commands::Check(_)
+            | Commands::Score(_)
+            | Commands::Token(_)
+            | Commands::Config(_)
+            | Commands::Calibrate(_) => {}
             Commands::Leds(args) => match args.command {
                 cli::leds::LedsCommand::Test(t) => {
                     cli::leds::test(t, &mut std::io::stdout()).await?

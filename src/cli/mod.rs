@@ -4,6 +4,7 @@
 //! `smartgoban --help` documents every flag. The commands are library functions so the tests
 //! drive exactly what a user runs.
 
+pub mod calibrate;
 pub mod check;
 pub mod config_cmd;
 pub mod demo;
@@ -62,6 +63,12 @@ pub enum Commands {
     /// The config file: `config check FILE` validates it and prints the effective
     /// configuration; `config example` prints the documented example.
     Config(config_cmd::ConfigArgs),
+    /// Guides a person through calibrating the board's Hall sensors (the service stopped):
+    /// the empty board, four single stones, every point black, every point white, each shown
+    /// on the board's LEDs; reports weak, noisy, swapped and dead sensors with what to do,
+    /// writes the calibration into the board's flash and keeps a copy in the data directory.
+    /// Exit 0: calibrated; 1: not (nothing written).
+    Calibrate(calibrate::CalibrateArgs),
 }
 
 /// `smartgoban token`.
@@ -130,6 +137,12 @@ pub struct BoardArgs {
         requires = "firmware"
     )]
     pub sensor_faults: crate::sim::hall::SensorFaults,
+    /// With --firmware: the board comes uncalibrated from the factory (the design's
+    /// calibration, `calibrated` = 0) and its game waits: a person at the board follows the
+    /// LED prompts of `smartgoban calibrate`; once a calibration is stored and a new session
+    /// opens (the service's), the person clears the board and the game starts.
+    #[arg(long, requires = "firmware")]
+    pub uncalibrated: bool,
 }
 
 impl BoardArgs {
@@ -142,6 +155,7 @@ impl BoardArgs {
             press_clock: false,
             firmware: self.firmware,
             sensor_faults: self.sensor_faults,
+            uncalibrated: self.uncalibrated,
         }
     }
 }

@@ -106,6 +106,8 @@ pub struct VirtualBoard {
     clock_zero_ms: u64,
     /// The replay's counters at the previous scan: presses are their increase.
     prev_buttons: ButtonCounters,
+    /// An uncalibrated board: the session in which its calibration was stored.
+    calibrated_in_session: Option<u32>,
 }
 
 impl std::fmt::Debug for VirtualBoard {
@@ -149,6 +151,7 @@ impl VirtualBoard {
             bad_crc_next: false,
             clock_zero_ms: 0,
             prev_buttons: ButtonCounters::ZERO,
+            calibrated_in_session: None,
         };
         board.power_up();
         board
@@ -259,6 +262,18 @@ impl VirtualBoard {
             }
             self.put(&frame);
         }
+        // An uncalibrated board plays its game once calibrated and its calibrating host gone:
+        // at the next session after the calibration was stored.
+        if self.replay.calibrating() {
+            let stored = self.replay.hall().is_some_and(|h| h.is_calibrated());
+            match self.calibrated_in_session {
+                None if stored => self.calibrated_in_session = Some(self.sessions),
+                Some(k) if self.sessions > k => {
+                    self.replay.end_calibration();
+                }
+                _ => {}
+            }
+        }
     }
 
     /// One scan period: applies the actions due, reads the sensors, records the scan and the
@@ -267,7 +282,13 @@ impl VirtualBoard {
     /// a silence due now is returned for the shell to play; line noise, cut and corrupted frames
     /// and restarts are played here.
     pub fn tick(&mut self, host_reading: bool) -> Step {
-        let (board_ms, buttons, cells) = match self.replay.tick() {
+        let tick = if self.replay.calibrating() {
+            let leds = self.link.leds().copied();
+            self.replay.tick_calibrating(leds.as_ref())
+        } else {
+            self.replay.tick()
+        };
+        let (board_ms, buttons, cells) = match tick {
             Tick::Unplug { duration_ms } => {
                 return Step::Unplug {
                     duration_ms,

@@ -58,6 +58,9 @@ pub struct HallParams {
     pub swapped: u32,
     /// Sensors stuck at a rail.
     pub dead: u32,
+    /// The board comes from the factory (`--uncalibrated`): the design calibration, every
+    /// sensor taken as healthy, `calibrated` = 0, until `smartgoban calibrate` writes one.
+    pub uncalibrated: bool,
 }
 
 impl HallParams {
@@ -78,6 +81,7 @@ impl HallParams {
             noisy: 1,
             swapped: 1,
             dead: 0,
+            uncalibrated: false,
         };
         match model {
             NoiseModel::Clean => HallParams {
@@ -292,9 +296,28 @@ impl HallBoard {
             raw: Vec::new(),
             faults,
         };
-        board.calibrate(rng);
-        board.calibrated = true;
+        if !params.uncalibrated {
+            board.calibrate(rng);
+            board.calibrated = true;
+        } else {
+            board.health = vec![Health::HEALTHY; n * n];
+        }
         board
+    }
+
+    /// Points per side.
+    pub fn size_lines(&self) -> u8 {
+        self.size.get()
+    }
+
+    /// Whether a calibration is stored (`SensorHealth.calibrated`).
+    pub fn is_calibrated(&self) -> bool {
+        self.calibrated
+    }
+
+    /// The stone lying on point `p`, if any.
+    pub fn stone(&self, p: Point) -> Option<Color> {
+        self.physics.stone(p)
     }
 
     /// The firmware's reading of each dead sensor's point (board-core `dead`): diagnostics.

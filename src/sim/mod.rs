@@ -112,6 +112,10 @@ pub struct Playing {
     pub firmware: bool,
     /// Faulty sensors added to the noise model's, with `firmware` (`--sensor-faults`).
     pub sensor_faults: hall::SensorFaults,
+    /// With `firmware`: the board comes uncalibrated from the factory and waits for
+    /// `smartgoban calibrate` (its person follows the LED prompts) before the game starts
+    /// (`--uncalibrated`).
+    pub uncalibrated: bool,
 }
 
 impl Playing {
@@ -119,8 +123,9 @@ impl Playing {
     pub fn params(&self) -> noise::NoiseParams {
         let mut params = self.noise.params();
         if self.firmware {
-            params.hall =
-                Some(hall::HallParams::for_noise(self.noise).with_faults(self.sensor_faults));
+            let mut hall = hall::HallParams::for_noise(self.noise).with_faults(self.sensor_faults);
+            hall.uncalibrated = self.uncalibrated;
+            params.hall = Some(hall);
         }
         params
     }

@@ -10,8 +10,13 @@ use super::hall::HallBoard;
 use super::noise::NoiseParams;
 use super::physics::Physics;
 use super::player::SCAN_MS;
-use crate::rules::Color;
-use smartgoban_protocol::{BoardSize, Button, ButtonCounters, PackedCells, Scan, Side};
+use crate::rules::{Color, Point};
+use smartgoban_board_core::calibration::prompt;
+use smartgoban_protocol::{BoardSize, Button, ButtonCounters, LedFrame, PackedCells, Scan, Side};
+
+/// Stones the person calibrating a board puts down or lifts in one scan period (20 ms): a
+/// quick pair of hands.
+pub const PERSON_STONES_PER_SCAN: usize = 4;
 
 /// What one scan period brings.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -68,6 +73,12 @@ pub struct Replay {
     next_action: usize,
     board_ms: u64,
     buttons: ButtonCounters,
+    /// The timeline waits while an uncalibrated board is being calibrated: its actions are
+    /// due this much later.
+    hold_ms: u64,
+    /// An uncalibrated board (`--uncalibrated`): a person follows the LED prompts of
+    /// `smartgoban calibrate` instead of playing the timeline.
+    calibrating: bool,
 }
 
 impl Replay {
@@ -78,6 +89,7 @@ impl Replay {
             None => Sensors::Cells(Physics::new(size, noise)),
             Some(hall) => Sensors::Hall(Box::new(HallBoard::new(size, noise, hall, &mut rng))),
         };
+        let calibrating = noise.hall.as_ref().is_some_and(|h| h.uncalibrated);
         Replay {
             physics,
             rng,
@@ -85,6 +97,8 @@ impl Replay {
             next_action: 0,
             board_ms: 0,
             buttons: ButtonCounters::ZERO,
+            hold_ms: 0,
+            calibrating,
         }
     }
 
@@ -111,8 +125,10 @@ impl Replay {
 
     /// Whether every action has happened and `tail_ms` more have passed.
     pub fn is_played_out(&self, tail_ms: u64) -> bool {
-        let last = self.actions.last().map_or(0, |a| a.at_ms);
-        self.next_action >= self.actions.len() && self.board_ms >= last + tail_ms
+        let last = self.actions.last().map_or(0, |a| a.at_ms) + self.hold_ms;
+        !self.calibrating
+            && self.next_action >= self.actions.len()
+            && self.board_ms >= last + tail_ms
     }
 
     /// The board starts a new session (a `Hello`): button counters restart from 0.
@@ -126,14 +142,14 @@ impl Replay {
             .get(self.next_action..)
             .unwrap_or_default()
             .iter()
-            .take_while(|a| a.at_ms <= self.board_ms)
+            .take_while(|a| a.at_ms + self.hold_ms <= self.board_ms)
             .any(|a| matches!(a.action, Action::Unplug { .. } | Action::Fault(_)))
     }
 
     /// Applies the actions due now and reads the sensors, then moves on one scan period.
     pub fn tick(&mut self) -> Tick {
         while let Some(a) = self.actions.get(self.next_action) {
-            if a.at_ms > self.board_ms {
+            if self.calibrating || a.at_ms + self.hold_ms > self.board_ms {
                 break;
             }
             let action = a.action.clone();
@@ -152,7 +168,86 @@ impl Replay {
             cells,
         };
         self.board_ms += SCAN_MS;
+        if self.calibrating {
+            self.hold_ms += SCAN_MS;
+        }
         tick
+    }
+
+    /// Whether the board is being calibrated (`--uncalibrated`, until
+    /// [`Replay::end_calibration`]): the timeline waits.
+    pub fn calibrating(&self) -> bool {
+        self.calibrating
+    }
+
+    /// The person calibrating the board follows the LED frame shown (`leds`): a point lit
+    /// [`prompt::PUT_BLACK`] wants a black stone, [`prompt::PUT_WHITE`] a white one, any
+    /// other a bare point. Up to [`PERSON_STONES_PER_SCAN`] stones a scan are put down or
+    /// lifted, in point order, landing off their points as every stone does. Then
+    /// [`Replay::tick`].
+    pub fn tick_calibrating(&mut self, leds: Option<&LedFrame>) -> Tick {
+        let mut changes = Vec::new();
+        if let Some(hall) = self.hall() {
+            let size = leds.map(|f| f.board_size().get());
+            let n = hall.size_lines();
+            for i in 0..usize::from(n) * usize::from(n) {
+                if changes.len() >= PERSON_STONES_PER_SCAN {
+                    break;
+                }
+                let want = match leds.filter(|_| size == Some(n)) {
+                    Some(frame) => {
+                        let rgb = frame
+                            .palette
+                            .get(usize::from(frame.cells.get(i)))
+                            .map(|p| p.rgb);
+                        if rgb == Some(prompt::PUT_BLACK) {
+                            Some(Color::Black)
+                        } else if rgb == Some(prompt::PUT_WHITE) {
+                            Some(Color::White)
+                        } else {
+                            None
+                        }
+                    }
+                    None => None,
+                };
+                let point = Point::from_index(i, n);
+                if hall.stone(point) != want {
+                    changes.push((point, want));
+                }
+            }
+        }
+        {
+            for (point, want) in changes {
+                let action = match want {
+                    Some(color) => Action::Place { color, point },
+                    None => Action::Remove {
+                        points: vec![point],
+                    },
+                };
+                self.physics.apply(&action, self.board_ms, &mut self.rng);
+            }
+        }
+        self.tick()
+    }
+
+    /// The calibration is over (stored, and its host gone): the person takes every stone off
+    /// and the timeline starts from here.
+    pub fn end_calibration(&mut self) {
+        let points: Vec<Point> = match self.hall() {
+            Some(hall) => {
+                let n = hall.size_lines();
+                (0..usize::from(n) * usize::from(n))
+                    .map(|i| Point::from_index(i, n))
+                    .filter(|&p| hall.stone(p).is_some())
+                    .collect()
+            }
+            None => Vec::new(),
+        };
+        if !points.is_empty() {
+            self.physics
+                .apply(&Action::Remove { points }, self.board_ms, &mut self.rng);
+        }
+        self.calibrating = false;
     }
 
     /// Plays the timeline out (every action, then `tail_ms` more) as a board in one session
@@ -185,7 +280,7 @@ impl Replay {
     pub fn outage(&mut self, duration_ms: u64) {
         let until = self.board_ms.saturating_add(duration_ms);
         while let Some(a) = self.actions.get(self.next_action) {
-            if a.at_ms > until {
+            if self.calibrating || a.at_ms + self.hold_ms > until {
                 break;
             }
             let action = a.action.clone();

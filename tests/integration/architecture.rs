@@ -13,7 +13,9 @@ const CORE: &[&str] = &[
     "src/referee",
     "src/session",
     "src/event.rs",
+    "src/calibrate",
     "hardware/protocol/src",
+    "hardware/board-core/src",
 ];
 
 const FORBIDDEN: &[&str] = &[

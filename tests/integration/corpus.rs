@@ -109,6 +109,7 @@ fn games_on_a_board_with_a_dead_sensor_are_recorded_exactly() {
                     press_clock: false,
                     firmware: true,
                     sensor_faults: dead,
+                    uncalibrated: false,
                 };
                 let placed = smartgoban::sim::faulty_sensors(source.info.size, &playing);
                 let sensors = &summary.snapshot.state.sensors;

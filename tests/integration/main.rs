@@ -5,6 +5,7 @@ mod api;
 mod architecture;
 mod blitz;
 mod board;
+mod calibrate;
 mod cli;
 mod clock;
 mod config;

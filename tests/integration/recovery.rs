@@ -375,6 +375,7 @@ fn outage(board: Board) -> (i64, std::ops::RangeInclusive<i64>) {
             press_clock: false,
             firmware: false,
             sensor_faults: Default::default(),
+            uncalibrated: false,
         },
         link.clone(),
         9,
@@ -515,6 +516,7 @@ fn a_board_changed_while_the_service_was_down_is_a_desync_with_the_exact_differe
         press_clock: false,
         firmware: false,
         sensor_faults: Default::default(),
+        uncalibrated: false,
     };
     let device = sim::start(&source, playing, link.clone(), 5).unwrap();
     let config = || DaemonConfig {
@@ -627,6 +629,7 @@ fn a_stone_with_no_liberties_found_after_a_restart_is_for_the_referee_not_a_play
         press_clock: false,
         firmware: false,
         sensor_faults: Default::default(),
+        uncalibrated: false,
     };
     let device = sim::start_version(&source, playing, link.clone(), 5, 2).unwrap();
     let config = || DaemonConfig {

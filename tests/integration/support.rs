@@ -57,6 +57,7 @@ pub fn demo_args(game: Option<&Path>, noise: NoiseModel, seed: u64) -> DemoArgs 
             speed: Speed::Max,
             firmware: false,
             sensor_faults: Default::default(),
+            uncalibrated: false,
         },
         http: "127.0.0.1:0".parse().unwrap(),
         record: None,
@@ -346,6 +347,7 @@ impl Rig {
             press_clock: false,
             firmware: false,
             sensor_faults: Default::default(),
+            uncalibrated: false,
         };
         let device =
             smartgoban::sim::start_version(&source, playing, link.clone(), 1, protocol_version)

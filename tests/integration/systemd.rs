@@ -170,6 +170,7 @@ fn plug_in_board(dir: &Path) -> smartgoban::sim::SimHandle {
         press_clock: false,
         firmware: false,
         sensor_faults: Default::default(),
+        uncalibrated: false,
     };
     smartgoban::sim::start(&Source::Record(record), playing, dir.join("board"), 1).unwrap()
 }

@@ -131,6 +131,9 @@ impl Coupling {
                 *share = (dipole_share(r, height_mm) * f64::from(PPM)) as i32;
             }
         }
+        // the own share is one stone's field by definition (the square root's last bit made
+        // it 999,999 at some heights, and a calibration image with it was refused)
+        c.set(0, 0, PPM);
         Some(c)
     }
 
@@ -386,6 +389,14 @@ mod tests {
         );
         assert!(c.at(18, 18) < 0 && c.at(18, 18) > -200);
         assert_eq!(c.at(19, 0), 0);
+        for step in 0..=520 {
+            let z = 4.0 + f64::from(step) * 0.05;
+            assert_eq!(
+                Coupling::dipole(z, DESIGN_PITCH_MM).unwrap().at(0, 0),
+                PPM,
+                "{z}"
+            );
+        }
         assert!((sqrt(2.0) - core::f64::consts::SQRT_2).abs() < 1e-12);
         assert_eq!(sqrt(0.0), 0.0);
     }
