@@ -249,6 +249,7 @@ impl Flow {
         let Some(last) = &self.last else {
             return progress;
         };
+        let mut strays = 0;
         for i in 0..points {
             let stone = self.reads_stone(i, last);
             match self.wanted(i) {
@@ -261,6 +262,7 @@ impl Flow {
                     }
                 }
                 None if stone && self.step != Step::Empty => {
+                    strays += 1;
                     if progress.stray.len() < 8 {
                         progress.stray.push(i);
                     }
@@ -270,7 +272,7 @@ impl Flow {
         }
         if matches!(self.step, Step::Clear | Step::Empty) {
             progress.of = points;
-            progress.ready = points - progress.stray.len();
+            progress.ready = points - strays;
         }
         progress
     }

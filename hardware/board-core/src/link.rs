@@ -173,7 +173,8 @@ impl BoardLink {
         sensors: Option<&mut S>,
         emit: &mut impl FnMut(Frame),
     ) -> bool {
-        let Some(sensors) = sensors.filter(|_| self.session.is_some_and(|v| v >= CALIBRATION_VERSION))
+        let Some(sensors) =
+            sensors.filter(|_| self.session.is_some_and(|v| v >= CALIBRATION_VERSION))
         else {
             return false;
         };
@@ -182,7 +183,9 @@ impl BoardLink {
                 let raw = sensors.raw_readings();
                 let first = usize::from(request.first_point).min(raw.len());
                 let count = usize::from(request.count).min(MAX_RAW_POINTS);
-                let readings = raw.get(first..(first + count).min(raw.len())).unwrap_or(&[]);
+                let readings = raw
+                    .get(first..(first + count).min(raw.len()))
+                    .unwrap_or(&[]);
                 let answer = RawReadings::new(
                     self.scan_counter.wrapping_sub(1),
                     request.first_point,
@@ -423,7 +426,10 @@ mod tests {
         match got[0].message {
             Message::HelloAck(ack) => {
                 assert!(ack.accepted);
-                assert_eq!(ack.protocol_version, PROTOCOL_VERSION, "the board's highest");
+                assert_eq!(
+                    ack.protocol_version, PROTOCOL_VERSION,
+                    "the board's highest"
+                );
                 assert_eq!(ack.board_size, BoardSize::NINE);
                 assert_eq!(ack.firmware_version, 7);
                 assert_eq!(ack.device_id, 0xdead_beef);
@@ -658,7 +664,9 @@ mod tests {
         assert_eq!(link.session_version(), None);
         let (ok, n) = wire(3, hello(3));
         // Split anywhere.
-        link.receive(&ok[..2], 0, None::<&mut SmallHistory>, None, &mut |f| got.push(f));
+        link.receive(&ok[..2], 0, None::<&mut SmallHistory>, None, &mut |f| {
+            got.push(f)
+        });
         assert!(got.is_empty());
         link.receive(&ok[2..n], 0, None::<&mut SmallHistory>, None, &mut |f| {
             got.push(f)

@@ -25,7 +25,9 @@ fn link() -> BoardLink {
 /// Feeds `bytes` to `link`; returns its answers.
 fn feed(link: &mut BoardLink, bytes: &[u8], now_ms: u32) -> Vec<Frame> {
     let mut got = Vec::new();
-    link.receive(bytes, now_ms, None::<&mut History<1>>, None, &mut |f| got.push(f));
+    link.receive(bytes, now_ms, None::<&mut History<1>>, None, &mut |f| {
+        got.push(f)
+    });
     got
 }
 

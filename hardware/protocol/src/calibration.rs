@@ -108,7 +108,9 @@ impl RawReadings {
     pub fn new(scan_counter: u32, first_point: u16, readings: &[u16]) -> RawReadings {
         let count = readings.len().min(MAX_RAW_POINTS);
         let mut out = [0u16; MAX_RAW_POINTS];
-        out[..count].copy_from_slice(&readings[..count]);
+        for (slot, &r) in out.iter_mut().zip(readings) {
+            *slot = r;
+        }
         RawReadings {
             scan_counter,
             first_point,
@@ -119,7 +121,9 @@ impl RawReadings {
 
     /// The readings (ADC counts), from `first_point` on.
     pub fn readings(&self) -> &[u16] {
-        &self.readings[..usize::from(self.count)]
+        self.readings
+            .get(..usize::from(self.count))
+            .unwrap_or(&self.readings)
     }
 
     /// Payload length in bytes.
@@ -181,7 +185,9 @@ impl CalibrationData {
     pub fn new(offset: u16, bytes: &[u8]) -> CalibrationData {
         let len = bytes.len().min(MAX_DATA_BYTES);
         let mut out = [0u8; MAX_DATA_BYTES];
-        out[..len].copy_from_slice(&bytes[..len]);
+        for (slot, &b) in out.iter_mut().zip(bytes) {
+            *slot = b;
+        }
         CalibrationData {
             offset,
             len: len as u8,
@@ -191,7 +197,9 @@ impl CalibrationData {
 
     /// The bytes.
     pub fn bytes(&self) -> &[u8] {
-        &self.bytes[..usize::from(self.len)]
+        self.bytes
+            .get(..usize::from(self.len))
+            .unwrap_or(&self.bytes)
     }
 
     /// Payload length in bytes.
@@ -209,7 +217,8 @@ impl CalibrationData {
         if !(1..=MAX_DATA_BYTES).contains(&len) || p.len() != expected {
             return Err(bad_length(kind, expected, p.len()));
         }
-        Ok(CalibrationData::new(u16_at(p, 0), &p[Self::HEADER_LEN..]))
+        let bytes = p.get(Self::HEADER_LEN..).unwrap_or(&[]);
+        Ok(CalibrationData::new(u16_at(p, 0), bytes))
     }
 
     pub(crate) fn write(&self, w: &mut Writer<'_>) {
@@ -373,15 +382,18 @@ impl SensorHealth {
         if i >= self.size.points() {
             return 0;
         }
-        (self.nibbles[i / 2] >> (4 * (i % 2))) & 0x0f
+        self.nibbles
+            .get(i / 2)
+            .map_or(0, |b| (b >> (4 * (i % 2))) & 0x0f)
     }
 
     /// Sets point `i`'s fault bits (the low 4 bits of `faults`); nothing off the board.
     pub fn set(&mut self, i: usize, faults: u8) {
         if i < self.size.points() {
             let shift = 4 * (i % 2);
-            let b = &mut self.nibbles[i / 2];
-            *b = (*b & !(0x0f << shift)) | ((faults & 0x0f) << shift);
+            if let Some(b) = self.nibbles.get_mut(i / 2) {
+                *b = (*b & !(0x0f << shift)) | ((faults & 0x0f) << shift);
+            }
         }
     }
 
@@ -408,7 +420,9 @@ impl SensorHealth {
             return Err(DecodeError::BadPadding);
         }
         let mut nibbles = [0u8; MAX_HEALTH_BYTES];
-        nibbles[..rest.len()].copy_from_slice(rest);
+        for (slot, &b) in nibbles.iter_mut().zip(rest) {
+            *slot = b;
+        }
         Ok(SensorHealth {
             size,
             calibrated,
@@ -418,6 +432,7 @@ impl SensorHealth {
 
     pub(crate) fn write(&self, w: &mut Writer<'_>) {
         w.put(&[self.size.get(), u8::from(self.calibrated)]);
-        w.put(&self.nibbles[..self.size.points().div_ceil(2)]);
+        let used = self.size.points().div_ceil(2);
+        w.put(self.nibbles.get(..used).unwrap_or(&self.nibbles));
     }
 }

@@ -569,7 +569,7 @@ fn every_decode_error_is_reachable() {
         [vec![0x55; 600], vec![0]].concat(),   // TooLong
         wire_of_raw(&[1, 2, 3]),               // TooShort
         wire_of_raw(&[1, 0, 1, 0, 0, 0, 0]),   // Crc
-        wire_of_raw(&raw_frame(0x09, 0, &[])), // UnknownKind
+        wire_of_raw(&raw_frame(0x0C, 0, &[])), // UnknownKind
     ];
     examples.push(wire_of_raw(&raw_frame(
         0x02,
@@ -639,23 +639,57 @@ fn calibration_payload_errors() -> Vec<(u8, Vec<u8>, DecodeError)> {
         (0x13, vec![0; 4], len(0x13, 3, 4)),
         // RawReadings: header cut, count disagreeing with the bytes, count above 112
         (0x09, vec![0; 6], len(0x09, 7, 6)),
-        (0x09, [&[0u8; 6][..], &[2], &[0; 3]].concat(), len(0x09, 11, 10)),
-        (0x09, [&[0u8; 6][..], &[113], &[0; 226]].concat(), len(0x09, 231, 233)),
+        (
+            0x09,
+            [&[0u8; 6][..], &[2], &[0; 3]].concat(),
+            len(0x09, 11, 10),
+        ),
+        (
+            0x09,
+            [&[0u8; 6][..], &[113], &[0; 226]].concat(),
+            len(0x09, 231, 233),
+        ),
         // CalibrationData: no header, len 0, len above 240, len disagreeing with the bytes
         (0x14, vec![0; 3], len(0x14, 4, 3)),
         (0x14, vec![0, 0, 0, 0], len(0x14, 5, 4)),
-        (0x14, [&[0u8, 0, 241, 0][..], &[1; 241]].concat(), len(0x14, 244, 245)),
-        (0x14, [&[0u8, 0, 3, 0][..], &[1; 2]].concat(), len(0x14, 7, 6)),
+        (
+            0x14,
+            [&[0u8, 0, 241, 0][..], &[1; 241]].concat(),
+            len(0x14, 244, 245),
+        ),
+        (
+            0x14,
+            [&[0u8, 0, 3, 0][..], &[1; 2]].concat(),
+            len(0x14, 7, 6),
+        ),
         (0x15, vec![0; 5], len(0x15, 6, 5)),
         (0x0A, vec![], len(0x0A, 5, 0)),
         (0x0A, vec![0; 4], len(0x0A, 5, 4)),
-        (0x0A, vec![4, 0, 0, 0, 0], BadStatus { kind: 0x0A, status: 4 }),
+        (
+            0x0A,
+            vec![4, 0, 0, 0, 0],
+            BadStatus {
+                kind: 0x0A,
+                status: 4,
+            },
+        ),
         (0x16, vec![0], len(0x16, 0, 1)),
         // SensorHealth: no header, a bad size, the wrong count, a bad flag, padding
         (0x0B, vec![9], len(0x0B, 2, 1)),
         (0x0B, [&[7u8, 0][..], &[0; 25]].concat(), BadBoardSize(7)),
         (0x0B, [&[9u8, 0][..], &[0; 40]].concat(), len(0x0B, 43, 42)),
-        (0x0B, [&[9u8, 2][..], &[0; 41]].concat(), BadStatus { kind: 0x0B, status: 2 }),
-        (0x0B, [&[9u8, 1][..], &[0; 40], &[0x10]].concat(), BadPadding),
+        (
+            0x0B,
+            [&[9u8, 2][..], &[0; 41]].concat(),
+            BadStatus {
+                kind: 0x0B,
+                status: 2,
+            },
+        ),
+        (
+            0x0B,
+            [&[9u8, 1][..], &[0; 40], &[0x10]].concat(),
+            BadPadding,
+        ),
     ]
 }

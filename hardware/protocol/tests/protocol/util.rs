@@ -474,8 +474,11 @@ pub fn arb_message() -> impl Strategy<Value = Message> {
         )),
         arb_history_info().prop_map(Message::HistoryInfo),
         arb_history_chunk().prop_map(Message::HistoryChunk),
-        (any::<u16>(), any::<u8>())
-            .prop_map(|(first_point, count)| RawRequest { first_point, count }.into()),
+        (any::<u16>(), any::<u8>()).prop_map(|(first_point, count)| RawRequest {
+            first_point,
+            count
+        }
+        .into()),
         (
             any::<u32>(),
             any::<u16>(),
@@ -487,23 +490,25 @@ pub fn arb_message() -> impl Strategy<Value = Message> {
             prop::collection::vec(any::<u8>(), 1..=MAX_DATA_BYTES)
         )
             .prop_map(|(offset, bytes)| CalibrationData::new(offset, &bytes).into()),
-        (any::<u16>(), any::<u32>())
-            .prop_map(|(len, crc)| CalibrationCommit { len, crc }.into()),
+        (any::<u16>(), any::<u32>()).prop_map(|(len, crc)| CalibrationCommit { len, crc }.into()),
         (0u8..4, any::<u32>()).prop_map(|(status, crc)| CalibrationAck {
             status: CalibrationStatus::from_u8(status).unwrap(),
             crc
         }
         .into()),
         Just(HealthRequest.into()),
-        (arb_size(), any::<bool>(), prop::collection::vec(0u8..16, 361)).prop_map(
-            |(size, calibrated, faults)| {
+        (
+            arb_size(),
+            any::<bool>(),
+            prop::collection::vec(0u8..16, 361)
+        )
+            .prop_map(|(size, calibrated, faults)| {
                 let mut h = SensorHealth::new(size, calibrated);
                 for (i, f) in faults.into_iter().enumerate() {
                     h.set(i, f);
                 }
                 h.into()
-            }
-        ),
+            }),
     ]
 }
 
