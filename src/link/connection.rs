@@ -1,11 +1,12 @@
-//! [`Connection`]: the serial protocol (hardware/PROTOCOL.md, versions 1 to 3) from the host's
+//! [`Connection`]: the serial protocol (hardware/PROTOCOL.md, versions 1 to 4) from the host's
 //! side, without I/O: handshake with version fallback, keep-alive, loss detection, the LED
 //! frames of version 2, acknowledged and re-sent, and the board's history of version 3 (§14.5):
 //! after every handshake the host asks for everything the board saw since its resume point,
 //! holds the live scans back meanwhile, pulls the entries (again when they do not come), and
 //! hands the session either the history and then the live scans after it
 //! ([`LinkEvent::Resumed`]) or, falling back, the link and every live scan
-//! ([`LinkEvent::Up`], [`LinkInfo::history`] saying why).
+//! ([`LinkEvent::Up`], [`LinkInfo::history`] saying why). In version 4 it asks the board for
+//! its sensors' health once the exchange is decided ([`super::health`]).
 
 use std::collections::VecDeque;
 

@@ -1,5 +1,5 @@
-//! The smartgoban serial protocol, version 3 (version 1 plus LED frames in version 2 and the
-//! board's history in version 3): the bytes the board (an RP2040 reading a 19×19 sensor grid)
+//! The smartgoban serial protocol, version 4 (version 1 plus LED frames in version 2, the
+//! board's history in version 3 and calibration in version 4): the bytes the board (an RP2040 reading a 19×19 sensor grid)
 //! and the host (the Raspberry Pi service) exchange over USB CDC serial.
 //!
 //! `hardware/PROTOCOL.md` is the single source of truth; every item here names the section it
@@ -14,7 +14,8 @@
 //! - [`Message`] holds the messages: [`Hello`], [`HelloAck`], [`Scan`], [`Ping`], [`Pong`]
 //!   (§5, every version), from version 2 [`LedFrame`] and [`LedAck`] (§5.6, §5.7, §13), and
 //!   from version 3 the board's history, [`HistoryOpen`], [`HistoryInfo`], [`HistoryPull`] and
-//!   [`HistoryChunk`] of [`HistoryEntry`]s (§5.8–§5.11, §14); a [`Scan`] carries
+//!   [`HistoryChunk`] of [`HistoryEntry`]s (§5.8–§5.11, §14), and from version 4 the
+//!   messages of [`calibration`] (§5.12–§5.18, §15); a [`Scan`] carries
 //!   [`PackedCells`] (2 bits per point, §6) and [`ButtonCounters`] (§7).
 //!
 //! ```

@@ -171,6 +171,39 @@ r = 6 + 14 + 4 * 58
 print(f"HistoryChunk 58: payload {14 + 4 * 58}, raw {r}, wire max {r + (r + 253) // 254 + 1}")
 
 
+# Version 4: calibration (PROTOCOL.md §5.12-§5.18, §15), §12 examples 11-17.
+# Example 11: RawRequest, seq 2: the readings of points 336 to 338 of a 19x19 board.
+rawreq_raw, rawreq_wire = frame(0x13, 2, struct.pack("<HB", 336, 3))
+# Example 12: RawReadings, seq 7: from the scan of counter 41, points 336..338 read 2048,
+# 2810 and 1290 counts.
+rawrd_raw, rawrd_wire = frame(0x09, 7, struct.pack("<IHB", 41, 336, 3) + struct.pack("<3H", 2048, 2810, 1290))
+# Example 13: CalibrationData, seq 3: the image's first 8 bytes (magic SGCB, version 1, 9x9).
+data_raw, data_wire = frame(0x14, 3, struct.pack("<HH", 0, 8) + b"SGCB" + bytes([1, 9, 0, 0]))
+# Example 14: CalibrationCommit, seq 4: a 9x9 image (2,023 bytes) of CRC-32C 0x89ABCDEF.
+commit_raw, commit_wire = frame(0x15, 4, struct.pack("<HI", 2023, 0x89ABCDEF))
+# Example 15: CalibrationAck, seq 8: stored (status 0), the CRC of what was received.
+ack_raw, ack_wire = frame(0x0A, 8, struct.pack("<BI", 0, 0x89ABCDEF))
+# Example 16: HealthRequest, seq 5 (no payload).
+hreq_raw, hreq_wire = frame(0x16, 5, b"")
+# Example 17: SensorHealth, seq 9, 9x9, calibrated: A9 (index 0) dead (1), E5 (index 40) weak
+# and noisy (4 | 8), J1 (index 80) swapped (2); one nibble a point, low nibble first.
+nibbles = bytearray((81 + 1) // 2)
+for index, bits in ((0, 1), (40, 12), (80, 2)):
+    nibbles[index // 2] |= bits << (4 * (index % 2))
+health_raw, health_wire = frame(0x0B, 9, bytes([9, 1]) + bytes(nibbles))
+for name, raw, wire in (
+    ("RawRequest", rawreq_raw, rawreq_wire),
+    ("RawReadings", rawrd_raw, rawrd_wire),
+    ("CalibrationData", data_raw, data_wire),
+    ("CalibrationCommit", commit_raw, commit_wire),
+    ("CalibrationAck", ack_raw, ack_wire),
+    ("HealthRequest", hreq_raw, hreq_wire),
+    ("SensorHealth", health_raw, health_wire),
+):
+    print(f"{name} raw :", hexs(raw))
+    print(f"{name} wire:", hexs(wire))
+
+
 # The golden frames as a plain data file, read by the protocol crate's tests, board-core's and
 # the host's (src/link): one frame a line, `name raw-hex wire-hex` (hex without spaces; `-`
 # when there is no raw frame).
@@ -193,6 +226,13 @@ def golden_frames():
     rows.append(("history-info-9x9", info_raw, info_wire))
     rows.append(("history-pull", pull_raw, pull_wire))
     rows.append(("history-chunk", chunk_raw, chunk_wire))
+    rows.append(("raw-request", rawreq_raw, rawreq_wire))
+    rows.append(("raw-readings", rawrd_raw, rawrd_wire))
+    rows.append(("calibration-data", data_raw, data_wire))
+    rows.append(("calibration-commit", commit_raw, commit_wire))
+    rows.append(("calibration-ack", ack_raw, ack_wire))
+    rows.append(("health-request", hreq_raw, hreq_wire))
+    rows.append(("sensor-health-9x9", health_raw, health_wire))
     return rows
 
 

@@ -16,7 +16,7 @@ use crate::util::{decode_all, frames_out, Out};
 const FRAMES: &str = include_str!("../golden/frames.txt");
 
 /// Every name in the file, in order: each must be checked below.
-const NAMES: [&str; 10] = [
+const NAMES: [&str; 17] = [
     "hello",
     "scan-9x9",
     "ping",
@@ -27,6 +27,13 @@ const NAMES: [&str; 10] = [
     "history-info-9x9",
     "history-pull",
     "history-chunk",
+    "raw-request",
+    "raw-readings",
+    "calibration-data",
+    "calibration-commit",
+    "calibration-ack",
+    "health-request",
+    "sensor-health-9x9",
 ];
 
 fn hex(s: &str) -> Vec<u8> {
@@ -357,4 +364,82 @@ fn example_10_history_chunk() {
          15 10 95 0B 62 23 2A 8C 00",
         "history-chunk",
     );
+}
+
+/// PROTOCOL.md §12 prints `hex` (bytes separated by spaces, however the lines wrap).
+fn in_the_spec(hex: &str) -> bool {
+    let spec = include_str!("../../../PROTOCOL.md");
+    let flat: String = spec
+        .lines()
+        .map(|l| l.trim().trim_matches('`'))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let flat = flat.split_whitespace().collect::<Vec<_>>().join(" ");
+    flat.contains(hex)
+}
+
+/// The version-4 examples (§12 examples 11–17): each golden frame encoded from its message,
+/// decoded back, and printed in PROTOCOL.md.
+#[test]
+fn examples_11_to_17_calibration() {
+    use smartgoban_protocol::calibration::{
+        CalibrationAck, CalibrationCommit, CalibrationData, CalibrationStatus, HealthRequest,
+        RawReadings, RawRequest, SensorHealth,
+    };
+    let mut health = SensorHealth::new(BoardSize::NINE, true);
+    health.set(0, 1);
+    health.set(40, 4 | 8);
+    health.set(80, 2);
+    let frames: [(Frame, &str); 7] = [
+        (
+            Frame::new(
+                2,
+                RawRequest {
+                    first_point: 336,
+                    count: 3,
+                },
+            ),
+            "raw-request",
+        ),
+        (
+            Frame::new(7, RawReadings::new(41, 336, &[2048, 2810, 1290])),
+            "raw-readings",
+        ),
+        (
+            Frame::new(3, CalibrationData::new(0, b"SGCB\x01\x09\x00\x00")),
+            "calibration-data",
+        ),
+        (
+            Frame::new(
+                4,
+                CalibrationCommit {
+                    len: 2023,
+                    crc: 0x89AB_CDEF,
+                },
+            ),
+            "calibration-commit",
+        ),
+        (
+            Frame::new(
+                8,
+                CalibrationAck {
+                    status: CalibrationStatus::Stored,
+                    crc: 0x89AB_CDEF,
+                },
+            ),
+            "calibration-ack",
+        ),
+        (Frame::new(5, HealthRequest), "health-request"),
+        (Frame::new(9, health), "sensor-health-9x9"),
+    ];
+    for (frame, name) in frames {
+        check_golden(frame, name);
+        let (_, wire) = golden(name);
+        let spaced: Vec<String> = wire.iter().map(|b| format!("{b:02X}")).collect();
+        assert!(
+            in_the_spec(&spaced.join(" ")),
+            "PROTOCOL.md §12 does not print the wire bytes of {name}: {}",
+            spaced.join(" ")
+        );
+    }
 }
