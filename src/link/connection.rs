@@ -1337,6 +1337,10 @@ fn take_chunk(p: &mut Pulling, chunk: &HistoryChunk) -> Taken {
 mod history_tests;
 
 #[cfg(test)]
+#[path = "connection_health_tests.rs"]
+mod health_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use smartgoban_protocol::{
