@@ -127,9 +127,11 @@ pub struct BoardArgs {
     #[arg(long)]
     pub firmware: bool,
     /// With --firmware: faulty sensors added to the noise model's own, drawn from the seed,
-    /// e.g. `dead=1,swapped=1,weak=2,noisy=1` (at most 20 of each). The board prints which
-    /// points got them. A dead sensor's point is read from its neighbours' sensors; two dead
-    /// within two lines of each other read uncertain.
+    /// e.g. `dead=1,swapped=1,weak=2,noisy=1` (at most 20 of each; `dead`: stuck at a rail,
+    /// `swapped`: mounted the other way round, `weak`: a quarter of the gain, `noisy`: eight
+    /// times the noise). The board prints which points got them (`faulty sensors: T5 weak,
+    /// A2 dead`). A dead sensor's point is read from its neighbours' sensors; two dead within
+    /// two lines of each other read uncertain.
     #[arg(
         long,
         value_name = "LIST",

@@ -1,5 +1,5 @@
 //! [`VirtualBoard`]: the virtual board's microcontroller as a sans-IO state machine
-//! (hardware/PROTOCOL.md, versions 1 to 3): bytes from the host in, frames to the host out, one
+//! (hardware/PROTOCOL.md, versions 1 to 4): bytes from the host in, frames to the host out, one
 //! scan period per [`VirtualBoard::tick`], and the cable pulled, the link silent or the
 //! microcontroller restarted as calls. [`super::device`] is the pseudo-terminal, thread and
 //! pacing shell around it; [`super::loopback::Lockstep`] runs it against the host's
@@ -17,6 +17,17 @@
 //! ([`LinkFault::Reset`]), which empties the history. A board of version 2 or 1 behaves as
 //! before version 3: no history, and a pulled cable is an outage in which its presses are lost
 //! ([`Replay::outage`]).
+//!
+//! A board read through Hall sensors (`--firmware`, [`super::hall`]) answers the calibration
+//! messages of a version-4 session (PROTOCOL.md §5.12–§5.18, §15) as the firmware does: its
+//! [`HallBoard`](super::hall::HallBoard) is the [`Sensors`] handed to [`BoardLink::receive`] —
+//! the last scan's readings, the sensors' health, and a calibration image stored as the flash
+//! keeps it (a restart of the microcontroller, [`LinkFault::Reset`], reloads it). A board
+//! without Hall sensors has nothing to calibrate and ignores them. A board fresh from the
+//! factory (`--uncalibrated`) holds its game while a person follows the LED prompts of
+//! `smartgoban calibrate` ([`Replay::tick_calibrating`]); once a calibration is stored, the
+//! next session (a new `Hello`: the calibrating host has gone) clears the board and starts
+//! the game.
 
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -26,7 +37,7 @@ use super::noise::NoiseParams;
 use super::player::SCAN_MS;
 use super::replay::{Replay, Tick};
 use smartgoban_board_core::history::FirmwareHistory;
-use smartgoban_board_core::link::{BoardLink, LinkConfig};
+use smartgoban_board_core::link::{BoardLink, LinkConfig, Sensors};
 use smartgoban_protocol::{
     encode, BoardSize, Button, ButtonCounters, Frame, LedFrame, Message, Side, HISTORY_VERSION,
     MAX_FRAME_LEN, MAX_RAW_FRAME_LEN,
@@ -44,9 +55,23 @@ pub struct BoardConfig {
     /// Reported in `HelloAck`.
     pub device_id: u32,
     /// The highest protocol version the board speaks (it speaks every version from 1 up to it):
-    /// [`smartgoban_protocol::PROTOCOL_VERSION`] (3: LEDs and history), 2 (LEDs, no history)
-    /// or 1.
+    /// [`smartgoban_protocol::PROTOCOL_VERSION`] (4: LEDs, history and calibration; the
+    /// default), 3 (LEDs and history), 2 (LEDs, no history) or 1.
     pub protocol_version: u8,
+}
+
+impl Default for BoardConfig {
+    /// A 19×19 board of the current protocol version ([`smartgoban_protocol::PROTOCOL_VERSION`]),
+    /// seed 1, realistic noise read as cells (set [`NoiseParams::hall`] for Hall sensors).
+    fn default() -> Self {
+        BoardConfig {
+            board_size: BoardSize::NINETEEN,
+            seed: 1,
+            noise: super::noise::NoiseModel::Realistic.params(),
+            device_id: 1,
+            protocol_version: smartgoban_protocol::PROTOCOL_VERSION,
+        }
+    }
 }
 
 /// What one [`VirtualBoard::tick`] brought.
@@ -223,6 +248,18 @@ impl VirtualBoard {
         self.replay.hall()
     }
 
+    /// Whether the board, fresh from the factory (`--uncalibrated`), still holds its game: a
+    /// person follows the LED prompts until a calibration is stored and a new session opens.
+    pub fn calibrating(&self) -> bool {
+        self.replay.calibrating()
+    }
+
+    /// Whether a calibration is stored in the board's flash (`SensorHealth.calibrated`):
+    /// `false` without Hall sensors.
+    pub fn calibrated(&self) -> bool {
+        self.replay.hall().is_some_and(|h| h.is_calibrated())
+    }
+
     /// The history of a version-3 board.
     pub fn history(&self) -> Option<&FirmwareHistory> {
         self.history.as_deref()
@@ -240,15 +277,14 @@ impl VirtualBoard {
     }
 
     /// Bytes from the host, handled by the firmware's [`BoardLink`]: `Hello`, `Ping`,
-    /// `LedFrame` and, in a version-3 session, `HistoryOpen` and `HistoryPull` are answered
-    /// (PROTOCOL.md §4, §5, §14.3, §14.4); bad frames and other messages are ignored.
+    /// `LedFrame`, in a version-3 session `HistoryOpen` and `HistoryPull`, and in a version-4
+    /// session of a board with Hall sensors `RawRequest`, `CalibrationData`,
+    /// `CalibrationCommit` and `HealthRequest` are answered (PROTOCOL.md §4, §5, §14.3, §14.4,
+    /// §15); bad frames and other messages are ignored.
     pub fn handle_bytes(&mut self, bytes: &[u8]) {
         let now_ms = self.clock_ms(self.replay.board_ms());
         let mut answers = Vec::new();
-        let sensors = self
-            .replay
-            .hall_mut()
-            .map(|h| h as &mut dyn smartgoban_board_core::link::Sensors);
+        let sensors = self.replay.hall_mut().map(|h| h as &mut dyn Sensors);
         self.link.receive(
             bytes,
             now_ms,
@@ -437,6 +473,10 @@ impl VirtualBoard {
             .unwrap_or(self.config.protocol_version);
         self.link.restart();
         self.replay.restart_buttons();
+        // The firmware starts over from the calibration in its flash.
+        if let Some(hall) = self.replay.hall_mut() {
+            hall.restart();
+        }
         self.prev_buttons = ButtonCounters::ZERO;
         self.clock_zero_ms = self.replay.board_ms();
         self.garbage_until_ms = None;

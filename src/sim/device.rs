@@ -1,5 +1,5 @@
 //! The virtual microcontroller on a pseudo-terminal: the thread, pty and pacing shell around
-//! [`VirtualBoard`], the sans-IO board (hardware/PROTOCOL.md, versions 1 to 3) that turns a
+//! [`VirtualBoard`], the sans-IO board (hardware/PROTOCOL.md, versions 1 to 4) that turns a
 //! timeline of physical actions into 50 scans a second, shows the LED frames the host sends and
 //! keeps the board's history.
 //!
@@ -7,7 +7,10 @@
 //! `board_ms` advances 20 ms per scan on the virtual clock. In a version-2 session it takes
 //! `LedFrame`s, keeps the one it shows ([`SimHandle::leds`]) and answers each with an `LedAck`
 //! carrying the CRC of the frame it holds; in a version-3 session it answers the history
-//! requests (§14) from everything it recorded, also while unplugged, silent or not read. It
+//! requests (§14) from everything it recorded, also while unplugged, silent or not read; in a
+//! version-4 session a board read through Hall sensors (`--firmware`) answers the calibration
+//! messages (§15), and one fresh from the factory (`--uncalibrated`) holds its game until it is
+//! calibrated and a new session opens (the calibrating host gone, the service's `Hello`). It
 //! also plays the link faults of board scripts
 //! ([`LinkFault`]: line noise, a cut or corrupted frame, a silent link, a re-plug on another
 //! pseudo-terminal node, a restart of the microcontroller). At `--speed max` nothing sleeps:

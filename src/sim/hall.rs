@@ -252,10 +252,22 @@ impl HallBoard {
             })
             .collect();
         let mut faults = Vec::new();
+        // Each of `count` sensors drawn gets the fault; a sensor already drawn for it is drawn
+        // again (twice swapped is not swapped, twice dead is one dead sensor), so the board
+        // has as many of each fault as asked (up to its number of sensors).
         let mut faulty =
             |count: u32, name: &'static str, sensors: &mut Vec<Sensor>, f: &dyn Fn(&mut Sensor)| {
                 for _ in 0..count {
-                    let i = rng.random_range(0..sensors.len());
+                    let has = |faults: &[(usize, &str)], i: usize| faults.contains(&(i, name));
+                    if (0..sensors.len()).all(|i| has(&faults, i)) {
+                        break;
+                    }
+                    let i = loop {
+                        let i = rng.random_range(0..sensors.len());
+                        if !has(&faults, i) {
+                            break i;
+                        }
+                    };
                     f(&mut sensors[i]);
                     faults.push((i, name));
                 }
@@ -303,6 +315,15 @@ impl HallBoard {
             board.health = vec![Health::HEALTHY; n * n];
         }
         board
+    }
+
+    /// The microcontroller restarts: the classifier starts over (its hysteresis and the dead
+    /// points' estimates were in RAM) with the calibration and health from the flash; the
+    /// stones and the sensors stay as they are.
+    pub fn restart(&mut self) {
+        self.classifier = Classifier::new(self.size, Thresholds::default())
+            .expect("the default thresholds hang together");
+        self.raw.clear();
     }
 
     /// Points per side.

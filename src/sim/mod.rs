@@ -1,6 +1,7 @@
 //! The virtual board (DESIGN.md `sim`): acts as the board's microcontroller on a
-//! pseudo-terminal, speaking the serial protocol (versions 1 to 3, with the board's history:
-//! [`board`]), so the whole product runs and is tested without hardware.
+//! pseudo-terminal, speaking the serial protocol (versions 1 to 4, with the board's history
+//! and, read through Hall sensors, its calibration: [`board`]), so the whole product runs and
+//! is tested without hardware.
 //!
 //! A game record (through virtual players, [`player`]) or a board script ([`script`]) becomes
 //! a timeline of physical [`action::Action`]s; the [`physics`] turns the board and the hands
@@ -13,6 +14,8 @@
 pub mod action;
 pub mod blitz;
 pub mod board;
+#[cfg(test)]
+mod calibration_tests;
 pub mod device;
 pub mod hall;
 pub mod inject;
