@@ -55,7 +55,7 @@ pub struct LinkConfig {
     /// The sensor grid's side.
     pub board_size: BoardSize,
     /// The highest protocol version the board speaks; it speaks every version from
-    /// [`MIN_PROTOCOL_VERSION`] up to it (the firmware: 3).
+    /// [`MIN_PROTOCOL_VERSION`] up to it (the firmware: 4).
     pub protocol_version: u8,
     /// Scans a second (50, §8).
     pub scan_rate_hz: u8,
@@ -186,8 +186,9 @@ impl BoardLink {
                 let readings = raw
                     .get(first..(first + count).min(raw.len()))
                     .unwrap_or(&[]);
+                // The session's counter of the latest scan: 0 before its first (§5.13).
                 let answer = RawReadings::new(
-                    self.scan_counter.wrapping_sub(1),
+                    self.scan_counter.saturating_sub(1),
                     request.first_point,
                     readings,
                 );

@@ -296,3 +296,349 @@ fn link_of(size: BoardSize) -> BoardLink {
         device_id: 1,
     })
 }
+
+/// Sensors that take any image whose length and CRC matched (the golden image is only a
+/// header), to see the board's acknowledgement byte for byte.
+struct AnyImage {
+    stored: Vec<Vec<u8>>,
+}
+
+impl smartgoban_board_core::link::Sensors for AnyImage {
+    fn raw_readings(&self) -> &[u16] {
+        &[]
+    }
+    fn sensor_health(&self) -> smartgoban_protocol::calibration::SensorHealth {
+        smartgoban_protocol::calibration::SensorHealth::new(BoardSize::NINE, false)
+    }
+    fn store_calibration(
+        &mut self,
+        image: &[u8],
+    ) -> smartgoban_protocol::calibration::CalibrationStatus {
+        self.stored.push(image.to_vec());
+        smartgoban_protocol::calibration::CalibrationStatus::Stored
+    }
+}
+
+fn feed_any(link: &mut BoardLink, sensors: &mut AnyImage, bytes: &[u8], now_ms: u32) -> Vec<Frame> {
+    let mut got = Vec::new();
+    link.receive(
+        bytes,
+        now_ms,
+        None::<&mut History<1>>,
+        Some(sensors),
+        &mut |f| got.push(f),
+    );
+    got
+}
+
+/// The four bytes that, after `prefix`, give the CRC-32C `target` (§2.3: the register runs
+/// backwards 32 steps from the target, and four bytes xor into it at once).
+fn forge_crc(prefix: &[u8], target: u32) -> [u8; 4] {
+    const POLY: u32 = 0x82F6_3B78;
+    let before = !smartgoban_protocol::crc32c(prefix);
+    let mut reg = !target;
+    for _ in 0..32 {
+        reg = if reg & 0x8000_0000 != 0 {
+            ((reg ^ POLY) << 1) | 1
+        } else {
+            reg << 1
+        };
+    }
+    (reg ^ before).to_le_bytes()
+}
+
+fn ack_of(got: &[Frame]) -> smartgoban_protocol::calibration::CalibrationAck {
+    match got {
+        [Frame {
+            message: Message::CalibrationAck(a),
+            ..
+        }] => *a,
+        other => panic!("{other:?}"),
+    }
+}
+
+/// Examples 13–15 of PROTOCOL.md §12: the golden first piece and the golden commit, alone a
+/// `Mismatch` (the rest of the image never came); with the rest of an image of 2,023 bytes
+/// whose CRC-32C is the commit's, the golden `CalibrationAck` byte for byte.
+#[test]
+fn the_board_answers_the_golden_commit_with_the_golden_ack() {
+    use smartgoban_protocol::calibration::{CalibrationData, CalibrationStatus};
+    let mut link = link_of(BoardSize::NINE);
+    let mut sensors = AnyImage { stored: Vec::new() };
+    feed_any(&mut link, &mut sensors, &hello4(0), 0);
+    assert!(feed_any(&mut link, &mut sensors, &golden_wire("calibration-data"), 1).is_empty());
+    let ack = ack_of(&feed_any(
+        &mut link,
+        &mut sensors,
+        &golden_wire("calibration-commit"),
+        2,
+    ));
+    let mut image = b"SGCB\x01\x09\x00\x00".to_vec();
+    image.resize(2023, 0);
+    assert_eq!(ack.status, CalibrationStatus::Mismatch);
+    assert_eq!(ack.crc, smartgoban_protocol::crc32c(&image));
+
+    // The rest of an image whose CRC-32C is 0x89ABCDEF.
+    let forged = forge_crc(&image[..2019], 0x89AB_CDEF);
+    image[2019..].copy_from_slice(&forged);
+    assert_eq!(smartgoban_protocol::crc32c(&image), 0x89AB_CDEF);
+    assert!(feed_any(&mut link, &mut sensors, &golden_wire("calibration-data"), 3).is_empty());
+    for (k, piece) in image[8..].chunks(240).enumerate() {
+        let data = CalibrationData::new((8 + 240 * k) as u16, piece);
+        assert!(feed_any(&mut link, &mut sensors, &wire(Frame::new(k as u8, data)), 4).is_empty());
+    }
+    advance_to(&mut link, 8);
+    let got = feed_any(
+        &mut link,
+        &mut sensors,
+        &golden_wire("calibration-commit"),
+        5,
+    );
+    assert_eq!(got.len(), 1);
+    assert_eq!(wire(got[0]), golden_wire("calibration-ack"));
+    assert_eq!(sensors.stored, vec![image]);
+}
+
+/// §10: the calibration messages are answered only in a session of version 4, and only by a
+/// board with sensors; outside one they are ignored (a ping is still answered).
+#[test]
+fn calibration_messages_are_ignored_outside_a_version_4_session() {
+    use smartgoban_protocol::calibration::{CalibrationCommit, CalibrationData, SensorHealth};
+    let size = BoardSize::NINE;
+    let mut sensors = TestSensors {
+        raw: vec![2048; 81],
+        health: SensorHealth::new(size, false),
+        stored: Vec::new(),
+    };
+    let cal = smartgoban_board_core::calibration::BoardCalibration::uniform(
+        size,
+        smartgoban_board_core::calibration::PointCalibration::symmetric(2048, 700),
+        smartgoban_board_core::coupling::Coupling::default(),
+    );
+    let mut image = vec![0u8; smartgoban_board_core::image::MAX_LEN];
+    let n = smartgoban_board_core::image::encode(&cal, &[], &mut image).unwrap();
+    image.truncate(n);
+    let mut requests: Vec<Vec<u8>> =
+        vec![golden_wire("raw-request"), golden_wire("health-request")];
+    for (k, piece) in image.chunks(240).enumerate() {
+        requests.push(wire(Frame::new(
+            k as u8,
+            CalibrationData::new((240 * k) as u16, piece),
+        )));
+    }
+    requests.push(wire(Frame::new(
+        0,
+        CalibrationCommit {
+            len: n as u16,
+            crc: smartgoban_protocol::crc32c(&image),
+        },
+    )));
+    let ignores_them = |link: &mut BoardLink, sensors: &mut TestSensors, with: bool| {
+        for bytes in &requests {
+            let got = if with {
+                feed_with(link, sensors, bytes, 1)
+            } else {
+                feed(link, bytes, 1)
+            };
+            assert!(got.is_empty(), "{got:?}");
+        }
+        let got = feed_with(link, sensors, &golden_wire("ping"), 2);
+        assert!(matches!(
+            got[..],
+            [Frame {
+                message: Message::Pong(_),
+                ..
+            }]
+        ));
+    };
+    // Before any Hello, after a refused one (version 5), in sessions of versions 1 to 3.
+    let mut link = link_of(size);
+    ignores_them(&mut link, &mut sensors, true);
+    let refused = wire(Frame::new(
+        0,
+        Hello {
+            protocol_version: 5,
+        },
+    ));
+    let got = feed_with(&mut link, &mut sensors, &refused, 0);
+    assert!(matches!(got[0].message, Message::HelloAck(a) if !a.accepted));
+    ignores_them(&mut link, &mut sensors, true);
+    for version in 1..=3 {
+        let hello = wire(Frame::new(
+            0,
+            Hello {
+                protocol_version: version,
+            },
+        ));
+        feed_with(&mut link, &mut sensors, &hello, 0);
+        assert_eq!(link.session_version(), Some(version));
+        ignores_them(&mut link, &mut sensors, true);
+    }
+    // A version-4 session on a board without sensors.
+    feed(&mut link, &hello4(0), 0);
+    assert_eq!(link.session_version(), Some(4));
+    ignores_them(&mut link, &mut sensors, false);
+    assert!(sensors.stored.is_empty());
+    // The same board with its sensors answers.
+    let got = feed_with(&mut link, &mut sensors, &golden_wire("health-request"), 3);
+    assert!(matches!(
+        got[..],
+        [Frame {
+            message: Message::SensorHealth(_),
+            ..
+        }]
+    ));
+}
+
+/// §15.1: a `Hello` forgets the pieces of an image half sent; the image sent again whole is
+/// stored.
+#[test]
+fn a_hello_forgets_the_pieces_of_an_image() {
+    use smartgoban_protocol::calibration::{
+        CalibrationCommit, CalibrationData, CalibrationStatus, SensorHealth,
+    };
+    let size = BoardSize::NINETEEN;
+    let mut sensors = TestSensors {
+        raw: vec![2048; 361],
+        health: SensorHealth::new(size, false),
+        stored: Vec::new(),
+    };
+    let cal = smartgoban_board_core::calibration::BoardCalibration::uniform(
+        size,
+        smartgoban_board_core::calibration::PointCalibration::symmetric(2048, 700),
+        smartgoban_board_core::coupling::Coupling::default(),
+    );
+    let mut image = vec![0u8; smartgoban_board_core::image::MAX_LEN];
+    let n = smartgoban_board_core::image::encode(&cal, &[], &mut image).unwrap();
+    image.truncate(n);
+    assert_eq!(n, 3983, "§15.2: 3,983 bytes for 19x19");
+    let pieces: Vec<Vec<u8>> = image
+        .chunks(240)
+        .enumerate()
+        .map(|(k, p)| {
+            wire(Frame::new(
+                k as u8,
+                CalibrationData::new((240 * k) as u16, p),
+            ))
+        })
+        .collect();
+    let commit = wire(Frame::new(
+        0,
+        CalibrationCommit {
+            len: n as u16,
+            crc: smartgoban_protocol::crc32c(&image),
+        },
+    ));
+    let mut link = link_of(size);
+    feed_with(&mut link, &mut sensors, &hello4(0), 0);
+    for p in &pieces {
+        assert!(feed_with(&mut link, &mut sensors, p, 1).is_empty());
+    }
+    feed_with(&mut link, &mut sensors, &hello4(1), 2);
+    let ack = ack_of(&feed_with(&mut link, &mut sensors, &commit, 3));
+    assert_eq!(ack.status, CalibrationStatus::Mismatch);
+    assert_eq!(ack.crc, smartgoban_protocol::crc32c(&vec![0; n]));
+    assert!(sensors.stored.is_empty());
+    for p in &pieces {
+        feed_with(&mut link, &mut sensors, p, 4);
+    }
+    let ack = ack_of(&feed_with(&mut link, &mut sensors, &commit, 5));
+    assert_eq!(ack.status, CalibrationStatus::Stored);
+    assert_eq!(sensors.stored, vec![image]);
+}
+
+/// §5.14, §5.15: a piece reaching past 8 KiB is ignored, one ending there is kept; a commit of
+/// no bytes or of more than 8 KiB is `Invalid` (CRC 0) and stores nothing.
+#[test]
+fn pieces_and_commits_past_8_kib() {
+    use smartgoban_protocol::calibration::{
+        CalibrationCommit, CalibrationData, CalibrationStatus, SensorHealth, MAX_IMAGE_LEN,
+    };
+    let mut sensors = TestSensors {
+        raw: vec![2048; 81],
+        health: SensorHealth::new(BoardSize::NINE, false),
+        stored: Vec::new(),
+    };
+    let mut link = link_of(BoardSize::NINE);
+    feed_with(&mut link, &mut sensors, &hello4(0), 0);
+    let data = |offset: usize, byte: u8| {
+        wire(Frame::new(
+            0,
+            CalibrationData::new(offset as u16, &[byte; 100]),
+        ))
+    };
+    let commit = |len: usize, crc: u32| {
+        wire(Frame::new(
+            0,
+            CalibrationCommit {
+                len: len as u16,
+                crc,
+            },
+        ))
+    };
+    assert!(feed_with(&mut link, &mut sensors, &data(MAX_IMAGE_LEN - 99, 1), 1).is_empty());
+    assert!(feed_with(&mut link, &mut sensors, &data(MAX_IMAGE_LEN - 100, 2), 1).is_empty());
+    let mut held = vec![0u8; MAX_IMAGE_LEN];
+    held[MAX_IMAGE_LEN - 100..].fill(2);
+    let ack = ack_of(&feed_with(
+        &mut link,
+        &mut sensors,
+        &commit(MAX_IMAGE_LEN, 1),
+        2,
+    ));
+    assert_eq!(ack.status, CalibrationStatus::Mismatch);
+    assert_eq!(ack.crc, smartgoban_protocol::crc32c(&held));
+    for (len, crc) in [(0, 0), (MAX_IMAGE_LEN + 1, 0), (u16::MAX as usize, 7)] {
+        let ack = ack_of(&feed_with(&mut link, &mut sensors, &commit(len, crc), 3));
+        assert_eq!(ack.status, CalibrationStatus::Invalid, "len {len}");
+        assert_eq!(ack.crc, 0);
+    }
+    assert!(sensors.stored.is_empty());
+}
+
+/// §5.12, §5.13: at most 112 readings, none past the board's last point, the request's
+/// `first_point` echoed; `scan_counter` is the session's latest scan, 0 before its first.
+#[test]
+fn raw_readings_stop_at_112_points_and_the_board_s_last() {
+    use smartgoban_protocol::calibration::{RawRequest, SensorHealth, MAX_RAW_POINTS};
+    let size = BoardSize::NINETEEN;
+    let mut sensors = TestSensors {
+        raw: (0..361).map(|i| 1000 + i).collect(),
+        health: SensorHealth::new(size, false),
+        stored: Vec::new(),
+    };
+    let mut link = link_of(size);
+    feed_with(&mut link, &mut sensors, &hello4(0), 0);
+    let mut ask = |link: &mut BoardLink, first_point: u16, count: u8| {
+        let request = wire(Frame::new(0, RawRequest { first_point, count }));
+        match &feed_with(link, &mut sensors, &request, 1)[..] {
+            [Frame {
+                message: Message::RawReadings(r),
+                ..
+            }] => *r,
+            other => panic!("{other:?}"),
+        }
+    };
+    let r = ask(&mut link, 0, 255);
+    assert_eq!(r.scan_counter, 0, "before the session's first scan");
+    assert_eq!(r.readings().len(), MAX_RAW_POINTS);
+    assert_eq!(r.readings()[111], 1111);
+    for _ in 0..3 {
+        link.scan(0, PackedCells::new(size), ButtonCounters::ZERO);
+    }
+    let r = ask(&mut link, 350, 20);
+    assert_eq!(r.scan_counter, 2);
+    assert_eq!(
+        (r.first_point, r.readings()),
+        (
+            350,
+            &[1350u16, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360][..]
+        )
+    );
+    for first in [361, 1000, u16::MAX] {
+        let r = ask(&mut link, first, 5);
+        assert_eq!((r.first_point, r.readings().len()), (first, 0));
+    }
+    let r = ask(&mut link, 5, 0);
+    assert_eq!((r.first_point, r.readings().len()), (5, 0));
+}

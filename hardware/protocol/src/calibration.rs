@@ -3,8 +3,18 @@
 //! calibration patterns, writes the calibration image it computed into the board's flash
 //! ([`CalibrationData`] chunks, then [`CalibrationCommit`] → [`CalibrationAck`]) and asks the
 //! board for its sensors' health ([`HealthRequest`] → [`SensorHealth`]). The image's layout
-//! is the board's business (`smartgoban-board-core`'s `calibration::image`); the protocol
-//! carries it as bytes with a CRC-32C. All multi-byte integers are little-endian.
+//! (§15.2) is the board's business (`smartgoban-board-core`'s `image`); the protocol carries
+//! it as bytes with a CRC-32C. All multi-byte integers are little-endian.
+//!
+//! Decoding checks exactly what §5.12–§5.18 and §9 list, in that order: the payload's length
+//! ([`DecodeError::BadLength`]; for [`RawReadings`] and [`CalibrationData`] the length their
+//! `count` (at most [`MAX_RAW_POINTS`]) or `len` (1 to [`MAX_DATA_BYTES`]) gives, for
+//! [`SensorHealth`] the length for its board size, checked first as in a `Scan`:
+//! [`DecodeError::BadBoardSize`]), then the fields ([`DecodeError::BadStatus`] for an
+//! undefined [`CalibrationAck`] status or [`SensorHealth`] `calibrated` byte,
+//! [`DecodeError::BadPadding`] for a health nibble past the last point). Values the board
+//! judges (a `first_point` past its last point, an `offset` past [`MAX_IMAGE_LEN`], a reading
+//! above 4,095) decode as they are. Nothing here panics on any input.
 
 use crate::board_size::BoardSize;
 use crate::error::DecodeError;

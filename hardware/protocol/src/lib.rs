@@ -1,6 +1,7 @@
 //! The smartgoban serial protocol, version 4 (version 1 plus LED frames in version 2, the
-//! board's history in version 3 and calibration in version 4): the bytes the board (an RP2040 reading a 19×19 sensor grid)
-//! and the host (the Raspberry Pi service) exchange over USB CDC serial.
+//! board's history in version 3 and calibration in version 4): the bytes the board (an RP2040
+//! reading a 19×19 sensor grid) and the host (the Raspberry Pi service) exchange over USB CDC
+//! serial.
 //!
 //! `hardware/PROTOCOL.md` is the single source of truth; every item here names the section it
 //! implements (§N below means a section of that file). This crate is `#![no_std]`, needs no

@@ -443,3 +443,48 @@ fn examples_11_to_17_calibration() {
         );
     }
 }
+
+/// frames.txt is what golden.py writes now: a frame added to or changed in golden.py and not
+/// written out (`python3 golden.py`) fails here. Needs a Python 3 (`$SMARTGOBAN_PYTHON`, else
+/// `python3`); without one the test says so and passes, unless `SMARTGOBAN_REQUIRE_PYTHON` is
+/// set (CI).
+#[test]
+fn frames_txt_is_what_golden_py_writes() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden");
+    let python = std::env::var("SMARTGOBAN_PYTHON").unwrap_or_else(|_| "python3".into());
+    let script = "import contextlib, io, sys\n\
+        sys.dont_write_bytecode = True\n\
+        sys.path.insert(0, sys.argv[1])\n\
+        with contextlib.redirect_stdout(io.StringIO()):\n    import golden\n\
+        for name, raw, wire in golden.golden_frames():\n    \
+        print(name, raw.hex().upper() if raw is not None else '-', wire.hex().upper())\n";
+    let out = match std::process::Command::new(&python)
+        .args(["-c", script, dir])
+        .output()
+    {
+        Ok(out) => out,
+        Err(e) => {
+            assert!(
+                std::env::var_os("SMARTGOBAN_REQUIRE_PYTHON").is_none(),
+                "no {python}: {e}"
+            );
+            eprintln!("skipped: no {python} ({e})");
+            return;
+        }
+    };
+    assert!(
+        out.status.success(),
+        "golden.py failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let written: Vec<&str> = FRAMES
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .collect();
+    let now = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        now.lines().collect::<Vec<_>>(),
+        written,
+        "frames.txt is out of date: run python3 hardware/protocol/tests/golden/golden.py"
+    );
+}

@@ -581,7 +581,10 @@ fn every_decode_error_is_reachable() {
         0,
         &[[0u8, 0, 9].as_slice(), &[9, 9, 9, 0xC1], &[0; 60], &[0; 41]].concat(),
     ))); // BadEffect
-    for (kind, payload, _) in history_payload_errors() {
+    for (kind, payload, _) in history_payload_errors()
+        .into_iter()
+        .chain(calibration_payload_errors())
+    {
         examples.push(wire_of_raw(&raw_frame(kind, 0, &payload)));
     }
     for bytes in examples {
