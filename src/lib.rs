@@ -33,7 +33,9 @@ pub mod config;
 pub mod daemon;
 pub mod devices;
 pub mod files;
+pub mod hall;
 pub mod link;
+pub mod mqtt;
 pub mod store;
 
 pub mod sim;

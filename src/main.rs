@@ -60,6 +60,7 @@ fn main() -> ExitCode {
             }
             Commands::Run(args) => cli::run::run(args, &log_level).await?,
             Commands::Sim(args) => cli::sim::run(args).await?,
+            Commands::Hall(args) => cli::hall::run(args).await?,
             Commands::Check(_)
             | Commands::Score(_)
             | Commands::Token(_)

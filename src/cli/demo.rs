@@ -133,7 +133,8 @@ pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
             .map_err(|e| DemoError::Sim(std::io::Error::other(e.to_string())))?;
     let device = sim::start(&source, playing, link.clone(), 0x5167_0001).map_err(DemoError::Sim)?;
     let started = Instant::now();
-    let daemon = Service::start(
+    let first_seq = super::run::seq_epoch();
+    let mut daemon = Service::start(
         DaemonConfig {
             supervision: Default::default(),
             // the virtual board starts afresh: so does the game
@@ -147,7 +148,7 @@ pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
                 referee: referee_config(&args, &source),
                 // event ids of this run above those of any earlier one, so a client resuming with
                 // an id from an earlier demo gets a snapshot rather than missing events
-                first_seq: super::run::seq_epoch(),
+                first_seq,
                 ..SessionConfig::default()
             },
             link: LinkConfig::default(),
@@ -170,6 +171,16 @@ pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
         crate::api::Limits::default(),
     )
     .await?;
+    if let Some(settings) = args.mqtt.settings() {
+        daemon
+            .publish_mqtt(
+                settings,
+                args.data_dir.clone(),
+                first_seq,
+                crate::api::Limits::default(),
+            )
+            .map_err(|e| DemoError::Sim(std::io::Error::other(e.to_string())))?;
+    }
     let quiet = args.quiet;
     if !quiet {
         let addr = daemon

@@ -8,6 +8,7 @@ pub mod calibrate;
 pub mod check;
 pub mod config_cmd;
 pub mod demo;
+pub mod hall;
 pub mod leds;
 pub mod logging;
 pub mod run;
@@ -69,6 +70,11 @@ pub enum Commands {
     /// writes the calibration into the board's flash and keeps a copy in the data directory.
     /// Exit 0: calibrated; 1: not (nothing written).
     Calibrate(calibrate::CalibrateArgs),
+    /// The hall service: every board of a tournament hall read from the hall's MQTT broker,
+    /// served as one page and API (the grid of boards, open violations, orphan boards, the R27
+    /// results table, pairings, starting a round on every board, one delayed broadcast feed
+    /// and every game's record).
+    Hall(hall::HallArgs),
 }
 
 /// `smartgoban token`.
@@ -211,6 +217,53 @@ pub struct DemoArgs {
     /// Print nothing but errors and the final summary.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Publish the board to a hall's MQTT broker.
+    #[command(flatten)]
+    pub mqtt: MqttArgs,
+}
+
+/// Publishing to a hall's MQTT broker (`demo`, `run`; `run` reads `[mqtt]` too).
+#[derive(Debug, Clone, Args)]
+pub struct MqttArgs {
+    /// The hall's broker, mqtt://HOST[:PORT] or mqtts://HOST[:PORT] (issue 18): the board's
+    /// status, state, record and events go there, and it takes the hall's commands.
+    #[arg(long, value_name = "URL", value_parser = parse_broker)]
+    pub mqtt: Option<crate::mqtt::BrokerUrl>,
+    /// The hall's id (one topic level) with --mqtt [default: hall].
+    #[arg(long, value_name = "ID", requires = "mqtt", value_parser = parse_hall_id)]
+    pub hall: Option<String>,
+    /// This board's id in the hall (its table number) with --mqtt [default: 1].
+    #[arg(long, value_name = "ID", requires = "mqtt", value_parser = parse_board_id)]
+    pub board_id: Option<String>,
+}
+
+impl MqttArgs {
+    /// The settings these flags give, if `--mqtt` was given.
+    pub fn settings(&self) -> Option<crate::mqtt::MqttSettings> {
+        self.mqtt.clone().map(|url| {
+            crate::mqtt::MqttSettings::new(
+                url,
+                self.hall.as_deref().unwrap_or("hall"),
+                self.board_id.as_deref().unwrap_or("1"),
+            )
+        })
+    }
+}
+
+fn parse_broker(s: &str) -> Result<crate::mqtt::BrokerUrl, String> {
+    s.parse().map_err(|e: crate::mqtt::MqttError| e.to_string())
+}
+
+fn parse_hall_id(s: &str) -> Result<String, String> {
+    crate::mqtt::check_id("hall", s)
+        .map(|()| s.to_string())
+        .map_err(|e| e.to_string())
+}
+
+fn parse_board_id(s: &str) -> Result<String, String> {
+    crate::mqtt::check_id("board", s)
+        .map(|()| s.to_string())
+        .map_err(|e| e.to_string())
 }
 
 /// `smartgoban run`.
@@ -235,6 +288,9 @@ pub struct RunArgs {
     /// Start with the game of this board script's header (size, komi, handicap).
     #[arg(long, value_name = "FILE", conflicts_with = "game")]
     pub script: Option<PathBuf>,
+    /// Publish to a hall's MQTT broker (overrides the config's `[mqtt]` url, hall and board).
+    #[command(flatten)]
+    pub mqtt: MqttArgs,
 }
 
 /// `smartgoban sim`.

@@ -34,6 +34,9 @@ pub enum RunError {
     /// The API token could not be read or made.
     #[error(transparent)]
     Token(#[from] crate::api::token::TokenError),
+    /// The MQTT settings cannot be used (an id, TLS).
+    #[error("MQTT: {0}")]
+    Mqtt(crate::mqtt::MqttError),
     /// The clock hardware of `[clock]` could not be set up.
     #[error("clock hardware: {0}")]
     ClockHardware(String),
@@ -64,10 +67,23 @@ pub async fn run(args: RunArgs, log: &super::logging::LogLevel) -> Result<(), Ru
         let (source, _) = super::source::load(args.game.as_deref(), args.script.as_deref())?;
         config.setup = source.setup();
     }
+    // --mqtt, --hall, --board-id over the file's [mqtt] (its credentials and TLS kept)
+    if let Some(flags) = args.mqtt.settings() {
+        let mut m = config.mqtt.take().unwrap_or_else(|| flags.clone());
+        m.url = flags.url;
+        if let Some(hall) = &args.mqtt.hall {
+            m.hall.clone_from(hall);
+        }
+        if let Some(board) = &args.mqtt.board_id {
+            m.board.clone_from(board);
+        }
+        config.mqtt = Some(m);
+    }
     let serial = config.serial.clone().ok_or(RunError::NoSerial)?;
+    let first_seq = seq_epoch();
     let notifier = crate::daemon::supervise::SystemdNotifier::from_env()
         .map(|n| Arc::new(n) as Arc<dyn Notifier>);
-    let daemon = Service::start(
+    let mut daemon = Service::start(
         DaemonConfig {
             supervision: Supervision {
                 notifier: notifier.clone(),
@@ -89,7 +105,7 @@ pub async fn run(args: RunArgs, log: &super::logging::LogLevel) -> Result<(), Ru
                     commit_ms: config.commit_ms,
                     cycles: config.cycles,
                 },
-                first_seq: seq_epoch(),
+                first_seq,
                 time_up: config.time_up,
             },
             link: LinkConfig::default(),
@@ -108,6 +124,16 @@ pub async fn run(args: RunArgs, log: &super::logging::LogLevel) -> Result<(), Ru
         config.limits,
     )
     .await?;
+    if let Some(settings) = config.mqtt.clone() {
+        daemon
+            .publish_mqtt(
+                settings,
+                Some(config.data_dir.clone()),
+                first_seq,
+                config.limits,
+            )
+            .map_err(RunError::Mqtt)?;
+    }
     let addr = daemon
         .http_addr()
         .map(|a| a.to_string())

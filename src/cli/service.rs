@@ -38,11 +38,49 @@ fn raise_open_files(connections: usize) {
     }
 }
 
-/// The daemon and, when asked for, the API served beside it.
+/// The daemon and, when asked for, the API served beside it and the MQTT publisher.
 #[derive(Debug)]
 pub struct Service {
     daemon: Daemon,
     api: Option<api::Server>,
+    mqtt: Option<crate::mqtt::Publisher>,
+}
+
+/// The board's API as the MQTT publisher calls it for the hall's commands: the same router,
+/// with the referee's token (the API stays the authority on the board).
+struct RouterApi {
+    router: axum::Router,
+    token: Option<String>,
+}
+
+impl crate::mqtt::LocalApi for RouterApi {
+    fn post(
+        &self,
+        path: &'static str,
+        body: serde_json::Value,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = (u16, serde_json::Value)> + Send>> {
+        use tower::ServiceExt;
+        let mut request =
+            axum::http::Request::post(path).header("content-type", "application/json");
+        if let Some(t) = &self.token {
+            request = request.header("authorization", format!("Bearer {t}"));
+        }
+        let request = request.body(axum::body::Body::from(body.to_string()));
+        let router = self.router.clone();
+        Box::pin(async move {
+            let Ok(request) = request else {
+                return (500, serde_json::json!({"error": "bad request"}));
+            };
+            let Ok(response) = router.oneshot(request).await;
+            let status = response.status().as_u16();
+            let bytes = axum::body::to_bytes(response.into_body(), 1 << 20)
+                .await
+                .unwrap_or_default();
+            let body = serde_json::from_slice(&bytes)
+                .unwrap_or_else(|_| serde_json::json!({"text": String::from_utf8_lossy(&bytes)}));
+            (status, body)
+        })
+    }
 }
 
 impl Service {
@@ -67,7 +105,44 @@ impl Service {
         };
         let daemon = Daemon::start(config).await?;
         let api = listener.map(|l| api::Server::spawn(l, daemon.shared().clone(), limits));
-        Ok(Service { daemon, api })
+        Ok(Service {
+            daemon,
+            api,
+            mqtt: None,
+        })
+    }
+
+    /// Publishes the board to `settings`' broker and takes the hall's commands
+    /// ([`crate::mqtt::Publisher`]); the outbox is kept in `data_dir`'s store. `first_seq`: the
+    /// seq of this run's first event. `limits`: the API's, for the commands.
+    ///
+    /// # Errors
+    /// A bad id or TLS setting.
+    pub fn publish_mqtt(
+        &mut self,
+        settings: crate::mqtt::MqttSettings,
+        data_dir: Option<std::path::PathBuf>,
+        first_seq: u64,
+        limits: api::Limits,
+    ) -> Result<(), crate::mqtt::MqttError> {
+        let shared = self.daemon.shared().clone();
+        let local = RouterApi {
+            router: api::router(shared.clone(), limits),
+            token: shared.access.token.clone(),
+        };
+        self.mqtt = Some(crate::mqtt::Publisher::spawn(
+            settings,
+            shared,
+            data_dir,
+            first_seq,
+            Arc::new(local),
+        )?);
+        Ok(())
+    }
+
+    /// The MQTT publisher's counters, when it runs.
+    pub fn mqtt(&self) -> Option<&Arc<crate::mqtt::publisher::MqttCounters>> {
+        self.mqtt.as_ref().map(|m| m.counters())
     }
 
     /// The address the API listens on (the real port when `:0` was asked for).
@@ -96,6 +171,10 @@ impl Service {
     /// As [`Daemon::shutdown`].
     pub async fn shutdown(self) -> Result<Arc<Snapshot>, DaemonError> {
         let last = self.daemon.shutdown().await;
+        // the last events and `offline` to the hall's broker
+        if let Some(mqtt) = self.mqtt {
+            mqtt.stop().await;
+        }
         if let Some(api) = self.api {
             api.stop().await;
         }

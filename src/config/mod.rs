@@ -81,6 +81,7 @@ use crate::session::TimeUp;
 
 mod effective;
 mod lines;
+mod mqtt;
 
 /// Whether `log` is a log filter a person meant: comma-separated directives, each a level
 /// (`error`, `warn`, `info`, `debug`, `trace`, `off`) or `target=level` (`smartgoban=debug`),
@@ -132,6 +133,8 @@ struct RawConfig {
     leds: RawLeds,
     #[serde(default)]
     api: RawApi,
+    #[serde(default)]
+    mqtt: mqtt::RawMqtt,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -281,6 +284,8 @@ pub struct Config {
     /// `log`: the log level, a tracing `EnvFilter` directive (`info`, `smartgoban=debug`);
     /// `$SMARTGOBAN_LOG` wins over it. Default `warn`.
     pub log: String,
+    /// `[mqtt]`: the hall's broker this board publishes to (none without `mqtt.url`).
+    pub mqtt: Option<crate::mqtt::MqttSettings>,
 }
 
 /// A configuration that cannot be used: names the file, the key and the value.
@@ -502,6 +507,7 @@ impl Config {
                 why,
             ));
         }
+        let mqtt = mqtt::mqtt_settings(raw.mqtt, &bad, path)?;
         let log = raw.log.unwrap_or_else(|| DEFAULT_LOG.to_string());
         if !is_log_filter(&log) {
             return Err(bad(
@@ -512,6 +518,7 @@ impl Config {
         }
         Ok(Config {
             log,
+            mqtt,
             limits,
             profile,
             cycles,
@@ -727,6 +734,7 @@ fn unreachable_defaults() -> Config {
         limits: crate::api::Limits::default(),
         setup: GameSetup::even(19),
         log: DEFAULT_LOG.to_string(),
+        mqtt: None,
     }
 }
 

@@ -170,6 +170,12 @@ impl EventLog {
         self.pushed.load(Ordering::Acquire)
     }
 
+    /// The `seq` of the oldest event the log still keeps, `None` if it keeps none: older ones
+    /// are in the store (the MQTT outbox reads them there).
+    pub fn oldest_seq(&self) -> Option<u64> {
+        self.lock().front().map(|e| e.seq)
+    }
+
     /// The `seq` of the newest event, 0 if none.
     pub fn last_seq(&self) -> u64 {
         self.lock().back().map_or(0, |e| e.seq)

@@ -83,6 +83,8 @@ pub struct GameView {
     pub event: Option<String>,
     /// Date.
     pub date: Option<String>,
+    /// Round (SGF `RO`): the hall's results table matches a game to its pairing by it.
+    pub round: Option<String>,
     /// Result (SGF `RE`), once known.
     pub result: Option<String>,
 }
@@ -405,6 +407,7 @@ pub(super) fn view(session: &Session) -> StateView {
             rules: info.rules.clone(),
             event: info.event.clone(),
             date: info.date.clone(),
+            round: info.round.clone(),
             result: info.result.clone(),
         },
         storage_error: None,

@@ -9,6 +9,7 @@
 //! checkpoint is never ahead of or behind the events it claims, and `seq` continues where it
 //! stopped.
 
+mod outbox;
 mod schema;
 
 use std::path::{Path, PathBuf};

@@ -64,6 +64,15 @@ pub const MIGRATIONS: &[&str] = &[
         beat TEXT NOT NULL,           -- Session::beat, JSON
         unix_ms INTEGER NOT NULL
     );",
+    // 3: the MQTT outbox (issue 18). The append-only `events` table is the outbox itself:
+    // every event is there, in order, before anyone sees it. This table holds, per broker, the
+    // seq of the last event the broker acknowledged (PUBACK): after an outage or a restart the
+    // publisher sends every event after it, oldest first, and nothing is lost.
+    "CREATE TABLE mqtt_outbox (
+        broker TEXT PRIMARY KEY,      -- the broker URL and topic prefix the events went to
+        acked_seq INTEGER NOT NULL,   -- every event up to this seq was acknowledged
+        unix_ms INTEGER NOT NULL      -- when it was last moved on
+    );",
 ];
 
 /// The schema version this code writes.

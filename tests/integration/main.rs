@@ -17,6 +17,7 @@ mod feeds;
 mod games;
 mod inject;
 mod leds;
+mod mqtt;
 mod outage;
 mod page;
 mod property;

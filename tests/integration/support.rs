@@ -70,6 +70,11 @@ pub fn demo_args(game: Option<&Path>, noise: NoiseModel, seed: u64) -> DemoArgs 
         time: None,
         referee: None,
         quiet: true,
+        mqtt: smartgoban::cli::MqttArgs {
+            mqtt: None,
+            hall: None,
+            board_id: None,
+        },
     }
 }
 

@@ -1,0 +1,501 @@
+//! The hall service (`smartgoban hall --mqtt URL`, issue 18): every board of a tournament
+//! hall read from the hall's MQTT broker, served as one page and one API for the chief referee,
+//! the organisers and the broadcast.
+//!
+//! [`Hall`] is the sans-IO core: messages from the broker go in with the time they arrived;
+//! the grid of boards, the open violations, the orphan alerts, the results table and the hall's
+//! event feed come out. [`subscriber`] moves the bytes between the broker and it; [`server`]
+//! serves it over HTTP.
+//!
+//! It keeps nothing the broker cannot give back: after a restart the retained topics (each
+//! board's status, state, record and finished games) rebuild it, and each board's own API
+//! keeps its history. Pairings are imported again from their CSV.
+
+pub mod pairings;
+pub mod results;
+pub mod server;
+pub mod subscriber;
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::mqtt::{parse_board_topic, BoardTopic, GameSummary, StateMessage, Status};
+pub use pairings::Pairing;
+
+/// The hall's settings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HallConfig {
+    /// The hall id (the topics' second level).
+    pub hall: String,
+    /// A board silent this long is an orphan (its heartbeat is 10 s by default), ms.
+    pub orphan_after_ms: u64,
+    /// The public (broadcast) delay, ms: spectators see the boards, records and events this
+    /// much later than the referee.
+    pub delay_ms: u64,
+}
+
+/// Events the hall's feed keeps (for followers that resume, and for the delay).
+pub const FEED_KEPT: usize = 200_000;
+
+/// Latencies kept for the percentiles.
+const LATENCIES_KEPT: usize = 100_000;
+
+/// One event of the hall's feed: a board's event with the board's id.
+#[derive(Clone, Debug)]
+pub struct FeedItem {
+    /// The hall's id for it: strictly increasing within a run of the hall.
+    pub id: u64,
+    /// When the hall received it, ms since the Unix epoch.
+    pub at_ms: u64,
+    /// `{"board": "12", "event": {…}}` (the event as DESIGN.md "Events" has it).
+    pub json: Arc<str>,
+}
+
+/// What one board last said, kept for the delay: the newest value and those younger than the
+/// delay.
+#[derive(Clone, Debug)]
+struct Delayed<T> {
+    values: VecDeque<(u64, T)>,
+}
+
+impl<T: Clone> Delayed<T> {
+    fn new() -> Self {
+        Delayed {
+            values: VecDeque::new(),
+        }
+    }
+
+    /// Adds `v` received at `at`, forgetting what no reader can see any more.
+    fn push(&mut self, at: u64, v: T, delay: u64) {
+        self.values.push_back((at, v));
+        let cutoff = at.saturating_sub(delay);
+        while self.values.len() > 1 && self.values[1].0 <= cutoff {
+            self.values.pop_front();
+        }
+    }
+
+    /// The newest value (`delay` 0) or the newest at least `delay` old at `now`.
+    fn get(&self, now: u64, delay: u64) -> Option<&T> {
+        let cutoff = now.saturating_sub(delay);
+        self.values
+            .iter()
+            .rev()
+            .find(|(at, _)| delay == 0 || *at <= cutoff)
+            .map(|(_, v)| v)
+    }
+}
+
+/// One board as the hall knows it.
+#[derive(Clone, Debug)]
+struct BoardEntry {
+    status: Option<Status>,
+    state: Delayed<Arc<StateMessage>>,
+    sgf: Delayed<Arc<str>>,
+    /// The seq of the last event taken (events at or below it are duplicates).
+    last_seq: u64,
+    /// When anything was last heard from the board, ms since the Unix epoch.
+    heard_ms: u64,
+    /// Events taken, and duplicates dropped.
+    events: u64,
+    duplicates: u64,
+}
+
+/// What applying a message did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Applied {
+    /// A board's status, state, record or finished game changed.
+    Board,
+    /// A new event, appended to the feed with this id.
+    Event(u64),
+    /// An event already taken (sent again after an outage): dropped.
+    Duplicate,
+    /// Not for the hall, or not readable (the reason).
+    Ignored(String),
+}
+
+/// The hall's state: the sans-IO core of the hall service.
+#[derive(Debug)]
+pub struct Hall {
+    config: HallConfig,
+    boards: BTreeMap<String, BoardEntry>,
+    games: BTreeMap<(String, u64), Arc<GameSummary>>,
+    pairings: Vec<Pairing>,
+    feed: VecDeque<FeedItem>,
+    next_id: u64,
+    latencies: VecDeque<u64>,
+}
+
+/// One board in the grid.
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
+pub struct BoardView {
+    /// The board id (its table).
+    pub board: String,
+    /// Its service is connected to the broker (its status says `online`).
+    pub online: bool,
+    /// Offline, or silent for longer than the hall's orphan time: someone should look.
+    pub orphan: bool,
+    /// Seconds since the board was last heard from.
+    pub silent_s: u64,
+    /// The board's own page, when it says where it is.
+    pub url: Option<String>,
+    /// smartgoban's version on the board.
+    pub version: Option<String>,
+    /// The `seq` of the last event in `state`.
+    pub seq: u64,
+    /// The board's `GET /api/v1/state` (schema `StateView` of the board's API), as of the
+    /// delay for the public.
+    #[schema(value_type = Object)]
+    pub state: Option<serde_json::Value>,
+}
+
+/// One open violation or held ambiguity somewhere in the hall.
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
+pub struct HallViolation {
+    /// The board id.
+    pub board: String,
+    /// The board's own page.
+    pub url: Option<String>,
+    /// The board's violation (its `StateView.violations` item), or for a board held for the
+    /// referee `{"code": "ambiguous", …}` with the board's `held`.
+    #[schema(value_type = Object)]
+    pub violation: serde_json::Value,
+}
+
+/// Delivery latency from a board's feed to the hall, ms (boards and hall on one clock).
+#[derive(Clone, Debug, Default, Serialize, utoipa::ToSchema)]
+pub struct Latency {
+    /// Events measured (the newest 100,000).
+    pub count: usize,
+    /// Median, ms.
+    pub p50_ms: Option<u64>,
+    /// 99th percentile, ms.
+    pub p99_ms: Option<u64>,
+    /// Largest, ms.
+    pub max_ms: Option<u64>,
+}
+
+impl Hall {
+    /// An empty hall.
+    pub fn new(config: HallConfig) -> Self {
+        Hall {
+            config,
+            boards: BTreeMap::new(),
+            games: BTreeMap::new(),
+            pairings: Vec::new(),
+            feed: VecDeque::new(),
+            next_id: 1,
+            latencies: VecDeque::new(),
+        }
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &HallConfig {
+        &self.config
+    }
+
+    /// Sets the public delay, ms.
+    pub fn set_delay_ms(&mut self, delay_ms: u64) {
+        self.config.delay_ms = delay_ms;
+    }
+
+    /// Takes in a message of `topic` that arrived at `now_ms` (ms since the Unix epoch).
+    /// `published_ms`: the event's `published_ms` user property (the latency's start).
+    pub fn apply(
+        &mut self,
+        topic: &str,
+        payload: &[u8],
+        published_ms: Option<u64>,
+        now_ms: u64,
+    ) -> Applied {
+        let Some((board, kind)) = parse_board_topic(&self.config.hall, topic) else {
+            return Applied::Ignored(format!("not a board topic of hall {}", self.config.hall));
+        };
+        let board = board.to_string();
+        // An empty retained message clears the topic: a board taken out of the hall, a game
+        // deleted.
+        if payload.is_empty() {
+            match kind {
+                BoardTopic::Status => {
+                    self.boards.remove(&board);
+                }
+                BoardTopic::Game(key) => {
+                    self.games.remove(&(board, key));
+                }
+                _ => return Applied::Ignored("empty".into()),
+            }
+            return Applied::Board;
+        }
+        let delay = self.config.delay_ms;
+        let entry = self
+            .boards
+            .entry(board.clone())
+            .or_insert_with(|| BoardEntry {
+                status: None,
+                state: Delayed::new(),
+                sgf: Delayed::new(),
+                last_seq: 0,
+                heard_ms: now_ms,
+                events: 0,
+                duplicates: 0,
+            });
+        let ignored = |what: &str, e: serde_json::Error| Applied::Ignored(format!("{what}: {e}"));
+        match kind {
+            BoardTopic::Status => match serde_json::from_slice::<Status>(payload) {
+                Ok(s) => {
+                    entry.status = Some(s);
+                    entry.heard_ms = now_ms;
+                    Applied::Board
+                }
+                Err(e) => ignored("status", e),
+            },
+            BoardTopic::State => match serde_json::from_slice::<StateMessage>(payload) {
+                Ok(s) => {
+                    entry.heard_ms = now_ms;
+                    entry.state.push(now_ms, Arc::new(s), delay);
+                    Applied::Board
+                }
+                Err(e) => ignored("state", e),
+            },
+            BoardTopic::Sgf => {
+                entry.heard_ms = now_ms;
+                entry
+                    .sgf
+                    .push(now_ms, Arc::from(String::from_utf8_lossy(payload)), delay);
+                Applied::Board
+            }
+            BoardTopic::Game(key) => match serde_json::from_slice::<GameSummary>(payload) {
+                Ok(g) => {
+                    self.games.insert((board, key), Arc::new(g));
+                    Applied::Board
+                }
+                Err(e) => ignored("game", e),
+            },
+            BoardTopic::Events => {
+                let event: serde_json::Value = match serde_json::from_slice(payload) {
+                    Ok(v) => v,
+                    Err(e) => return ignored("event", e),
+                };
+                let Some(seq) = event.get("seq").and_then(serde_json::Value::as_u64) else {
+                    return Applied::Ignored("event without a seq".into());
+                };
+                entry.heard_ms = now_ms;
+                if seq <= entry.last_seq {
+                    entry.duplicates += 1;
+                    return Applied::Duplicate;
+                }
+                entry.last_seq = seq;
+                entry.events += 1;
+                if let Some(p) = published_ms {
+                    if self.latencies.len() == LATENCIES_KEPT {
+                        self.latencies.pop_front();
+                    }
+                    self.latencies.push_back(now_ms.saturating_sub(p));
+                }
+                let id = self.next_id;
+                self.next_id += 1;
+                let json = serde_json::json!({"board": board, "event": event}).to_string();
+                self.feed.push_back(FeedItem {
+                    id,
+                    at_ms: now_ms,
+                    json: Arc::from(json),
+                });
+                if self.feed.len() > FEED_KEPT {
+                    self.feed.pop_front();
+                }
+                Applied::Event(id)
+            }
+            BoardTopic::Cmd => Applied::Ignored("a command".into()),
+        }
+    }
+
+    fn delay(&self, live: bool) -> u64 {
+        if live {
+            0
+        } else {
+            self.config.delay_ms
+        }
+    }
+
+    /// The grid: every board, by id (numbers in numeric order), as of `now_ms`; `live` for the
+    /// referee, else as of the public delay.
+    pub fn boards(&self, now_ms: u64, live: bool) -> Vec<BoardView> {
+        let delay = self.delay(live);
+        let mut v: Vec<BoardView> = self
+            .boards
+            .iter()
+            .map(|(id, b)| {
+                let online = b.status.as_ref().is_some_and(|s| s.status == "online");
+                let silent = now_ms.saturating_sub(b.heard_ms);
+                let state = b.state.get(now_ms, delay);
+                BoardView {
+                    board: id.clone(),
+                    online,
+                    orphan: !online || silent > self.config.orphan_after_ms,
+                    silent_s: silent / 1000,
+                    url: b.status.as_ref().and_then(|s| s.url.clone()),
+                    version: b.status.as_ref().map(|s| s.version.clone()),
+                    seq: state.map_or(0, |s| s.seq),
+                    state: state.map(|s| s.state.clone()),
+                }
+            })
+            .collect();
+        v.sort_by(|a, b| board_order(&a.board, &b.board));
+        v
+    }
+
+    /// The boards that are orphans at `now_ms` (offline or silent too long).
+    pub fn orphans(&self, now_ms: u64) -> Vec<String> {
+        self.boards(now_ms, true)
+            .into_iter()
+            .filter(|b| b.orphan)
+            .map(|b| b.board)
+            .collect()
+    }
+
+    /// Every open violation and held ambiguity in the hall, live (for the chief referee).
+    pub fn violations(&self, now_ms: u64) -> Vec<HallViolation> {
+        let mut out = Vec::new();
+        for b in self.boards(now_ms, true) {
+            let Some(state) = &b.state else { continue };
+            if let Some(list) = state.get("violations").and_then(|v| v.as_array()) {
+                for v in list {
+                    out.push(HallViolation {
+                        board: b.board.clone(),
+                        url: b.url.clone(),
+                        violation: v.clone(),
+                    });
+                }
+            }
+            if let Some(held) = state.get("held").filter(|h| !h.is_null()) {
+                out.push(HallViolation {
+                    board: b.board.clone(),
+                    url: b.url.clone(),
+                    violation: serde_json::json!({"code": "ambiguous", "held": held}),
+                });
+            }
+        }
+        out
+    }
+
+    /// A board's record as of the delay (`live`: now).
+    pub fn sgf(&self, board: &str, now_ms: u64, live: bool) -> Option<Arc<str>> {
+        let delay = self.delay(live);
+        self.boards.get(board)?.sgf.get(now_ms, delay).cloned()
+    }
+
+    /// Finished games (the newest summary of each), those older than the delay unless `live`.
+    pub fn games(&self, now_ms: u64, live: bool) -> Vec<Arc<GameSummary>> {
+        let delay = self.delay(live) as i64;
+        let now = now_ms as i64;
+        let mut newest: BTreeMap<GameKey, Arc<GameSummary>> = BTreeMap::new();
+        for g in self.games.values() {
+            if g.unix_ms > now - delay {
+                continue;
+            }
+            // a result corrected later is published under a new key: the newest counts
+            let k = (
+                g.board.clone(),
+                g.round.clone(),
+                g.black.clone(),
+                g.white.clone(),
+            );
+            match newest.get(&k) {
+                Some(old) if old.unix_ms >= g.unix_ms => {}
+                _ => {
+                    newest.insert(k, g.clone());
+                }
+            }
+        }
+        newest.into_values().collect()
+    }
+
+    /// One finished game.
+    pub fn game(&self, board: &str, key: u64) -> Option<Arc<GameSummary>> {
+        self.games.get(&(board.to_string(), key)).cloned()
+    }
+
+    /// The R27 table of the finished games ([`results::table`]).
+    pub fn results(&self, now_ms: u64, live: bool) -> Vec<results::Standing> {
+        let games = self.games(now_ms, live);
+        results::table(games.iter().map(|g| g.as_ref()))
+    }
+
+    /// The imported pairings.
+    pub fn pairings(&self) -> &[Pairing] {
+        &self.pairings
+    }
+
+    /// Replaces the pairings.
+    pub fn set_pairings(&mut self, pairings: Vec<Pairing>) {
+        self.pairings = pairings;
+    }
+
+    /// Feed events after `after` that are due at `now_ms` (`live`: all), at most `max`; and
+    /// when the next one falls due, if one waits for the delay.
+    pub fn feed_since(
+        &self,
+        after: u64,
+        now_ms: u64,
+        live: bool,
+        max: usize,
+    ) -> (Vec<FeedItem>, Option<u64>) {
+        let delay = self.delay(live);
+        let start = self.feed.partition_point(|f| f.id <= after);
+        let mut out = Vec::new();
+        for f in self.feed.range(start..) {
+            if f.at_ms + delay > now_ms {
+                return (out, Some(f.at_ms + delay));
+            }
+            if out.len() == max {
+                break;
+            }
+            out.push(f.clone());
+        }
+        (out, None)
+    }
+
+    /// The id of the newest feed event (0: none).
+    pub fn last_feed_id(&self) -> u64 {
+        self.next_id - 1
+    }
+
+    /// Events taken and duplicates dropped, all boards together.
+    pub fn event_counts(&self) -> (u64, u64) {
+        self.boards
+            .values()
+            .fold((0, 0), |(e, d), b| (e + b.events, d + b.duplicates))
+    }
+
+    /// Delivery latency of the events measured so far.
+    pub fn latency(&self) -> Latency {
+        let mut v: Vec<u64> = self.latencies.iter().copied().collect();
+        v.sort_unstable();
+        let pick = |q: f64| {
+            (!v.is_empty()).then(|| v[((v.len() as f64 * q).ceil() as usize).clamp(1, v.len()) - 1])
+        };
+        Latency {
+            count: v.len(),
+            p50_ms: pick(0.50),
+            p99_ms: pick(0.99),
+            max_ms: v.last().copied(),
+        }
+    }
+}
+
+/// A game as the results count it: board, round, Black, White.
+type GameKey = (String, Option<String>, Option<String>, Option<String>);
+
+/// Board ids in table order: numbers by value, then the rest by name.
+fn board_order(a: &str, b: &str) -> std::cmp::Ordering {
+    match (a.parse::<u64>(), b.parse::<u64>()) {
+        (Ok(x), Ok(y)) => x.cmp(&y),
+        (Ok(_), Err(_)) => std::cmp::Ordering::Less,
+        (Err(_), Ok(_)) => std::cmp::Ordering::Greater,
+        _ => a.cmp(b),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,222 @@
+//! The hall's core, fed messages as the broker delivers them.
+
+use super::*;
+use crate::mqtt::BoardTopics;
+
+fn hall() -> Hall {
+    Hall::new(HallConfig {
+        hall: "h".into(),
+        orphan_after_ms: 30_000,
+        delay_ms: 0,
+    })
+}
+
+fn event(seq: u64, kind: &str) -> Vec<u8> {
+    serde_json::json!({"seq": seq, "t_ms": seq, "kind": kind})
+        .to_string()
+        .into_bytes()
+}
+
+fn state(board: &str, seq: u64, extra: serde_json::Value) -> Vec<u8> {
+    let mut state = serde_json::json!({"move_number": seq, "violations": [], "held": null});
+    if let (Some(s), Some(e)) = (state.as_object_mut(), extra.as_object()) {
+        s.extend(e.clone());
+    }
+    serde_json::json!({"board": board, "seq": seq, "unix_ms": 0, "state": state})
+        .to_string()
+        .into_bytes()
+}
+
+fn status(board: &str, online: bool) -> Vec<u8> {
+    serde_json::json!({"status": if online {"online"} else {"offline"}, "board": board, "version": "0.1.0", "url": "http://t.local"})
+        .to_string()
+        .into_bytes()
+}
+
+fn feed_seqs(h: &Hall, board: &str, now: u64, live: bool) -> Vec<u64> {
+    h.feed_since(0, now, live, usize::MAX)
+        .0
+        .iter()
+        .filter_map(|f| {
+            let v: serde_json::Value = serde_json::from_str(&f.json).unwrap();
+            (v["board"] == board).then(|| v["event"]["seq"].as_u64().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn events_sent_again_are_dropped_by_seq_and_boards_keep_their_own_order() {
+    let mut h = hall();
+    let a = BoardTopics::new("h", "1").events();
+    let b = BoardTopics::new("h", "2").events();
+    // board 1 sends 1..=5, its connection drops after 3 was delivered but before it was
+    // acknowledged: it sends 3, 4, 5 again; board 2 interleaves
+    for (t, seq) in [
+        (&a, 1),
+        (&a, 2),
+        (&b, 100),
+        (&a, 3),
+        (&a, 3),
+        (&b, 101),
+        (&a, 4),
+        (&a, 5),
+        (&a, 4),
+        (&a, 5),
+        (&b, 100),
+    ] {
+        h.apply(t, &event(seq, "move"), Some(990), 1000);
+    }
+    assert_eq!(feed_seqs(&h, "1", 1000, true), [1, 2, 3, 4, 5]);
+    assert_eq!(feed_seqs(&h, "2", 1000, true), [100, 101]);
+    assert_eq!(h.event_counts(), (7, 4));
+    let ids: Vec<u64> = h
+        .feed_since(0, 1000, true, 100)
+        .0
+        .iter()
+        .map(|f| f.id)
+        .collect();
+    assert_eq!(ids, (1..=7).collect::<Vec<_>>());
+    assert_eq!(h.latency().p99_ms, Some(10));
+    // resuming after id 4 gives the rest, in order
+    let rest: Vec<u64> = h
+        .feed_since(4, 1000, true, 100)
+        .0
+        .iter()
+        .map(|f| f.id)
+        .collect();
+    assert_eq!(rest, [5, 6, 7]);
+}
+
+#[test]
+fn bad_or_foreign_messages_change_nothing() {
+    let mut h = hall();
+    let t = BoardTopics::new("h", "1");
+    for (topic, payload) in [
+        (t.events(), b"not json".to_vec()),
+        (t.events(), br#"{"kind":"move"}"#.to_vec()),
+        (t.state(), b"{}".to_vec()),
+        (t.status(), b"[1]".to_vec()),
+        (BoardTopics::new("other", "1").events(), event(1, "move")),
+        (
+            "smartgoban/v1/h/board/a+b/events".to_string(),
+            event(1, "move"),
+        ),
+        (t.cmd(), b"{}".to_vec()),
+    ] {
+        assert!(
+            matches!(h.apply(&topic, &payload, None, 5), Applied::Ignored(_)),
+            "{topic}"
+        );
+    }
+    assert!(h.feed_since(0, 5, true, 10).0.is_empty());
+    assert!(h.boards(5, true).iter().all(|b| b.state.is_none()));
+}
+
+#[test]
+fn the_public_sees_the_hall_as_of_the_delay_and_the_referee_live() {
+    let mut h = Hall::new(HallConfig {
+        hall: "h".into(),
+        orphan_after_ms: 30_000,
+        delay_ms: 60_000,
+    });
+    let t = BoardTopics::new("h", "7");
+    h.apply(&t.status(), &status("7", true), None, 0);
+    h.apply(
+        &t.state(),
+        &state("7", 1, serde_json::json!({})),
+        None,
+        1_000,
+    );
+    h.apply(&t.sgf(), b"(;GM[1])", None, 1_000);
+    h.apply(&t.events(), &event(1, "move"), None, 1_000);
+    h.apply(
+        &t.state(),
+        &state("7", 2, serde_json::json!({})),
+        None,
+        50_000,
+    );
+    h.apply(&t.sgf(), b"(;GM[1];B[dd])", None, 50_000);
+    h.apply(&t.events(), &event(2, "move"), None, 50_000);
+    let at = 70_000;
+    assert_eq!(h.boards(at, true)[0].seq, 2);
+    assert_eq!(h.boards(at, false)[0].seq, 1);
+    assert_eq!(&*h.sgf("7", at, false).unwrap(), "(;GM[1])");
+    assert_eq!(&*h.sgf("7", at, true).unwrap(), "(;GM[1];B[dd])");
+    assert_eq!(feed_seqs(&h, "7", at, false), [1]);
+    let (_, next) = h.feed_since(1, at, false, 10);
+    assert_eq!(
+        next,
+        Some(110_000),
+        "the next event falls due at 50 s + 60 s"
+    );
+    assert_eq!(feed_seqs(&h, "7", 110_000, false), [1, 2]);
+    // before anything is a minute old, the public sees no position yet
+    assert!(h.boards(30_000, false)[0].state.is_none());
+}
+
+#[test]
+fn offline_or_silent_boards_are_orphans_and_violations_are_gathered() {
+    let mut h = hall();
+    for b in ["1", "2", "10", "3"] {
+        let t = BoardTopics::new("h", b);
+        h.apply(&t.status(), &status(b, true), None, 0);
+    }
+    let t1 = BoardTopics::new("h", "1");
+    let t2 = BoardTopics::new("h", "2");
+    h.apply(
+        &BoardTopics::new("h", "3").status(),
+        &status("3", false),
+        None,
+        1_000,
+    );
+    let v = serde_json::json!({"violations": [{"id": 1, "code": "ko_recapture", "clause": "R20.1", "points": ["D4"]}]});
+    h.apply(&t1.state(), &state("1", 5, v), None, 20_000);
+    let held = serde_json::json!({"held": {"points": ["C3", "D4"], "moves": 2, "explanations": 2}});
+    h.apply(&t2.state(), &state("2", 9, held), None, 20_000);
+    let order: Vec<String> = h
+        .boards(20_000, true)
+        .into_iter()
+        .map(|b| b.board)
+        .collect();
+    assert_eq!(order, ["1", "2", "3", "10"]);
+    assert_eq!(h.orphans(20_000), ["3"]);
+    // board 10 silent past 30 s; 1 and 2 heard at 20 s
+    assert_eq!(h.orphans(35_000), ["3", "10"]);
+    assert_eq!(h.orphans(60_000), ["1", "2", "3", "10"]);
+    let v = h.violations(20_000);
+    assert_eq!(v.len(), 2);
+    assert_eq!(
+        (v[0].board.as_str(), &v[0].violation["code"]),
+        ("1", &serde_json::json!("ko_recapture"))
+    );
+    assert_eq!(v[0].url.as_deref(), Some("http://t.local"));
+    assert_eq!(
+        (v[1].board.as_str(), &v[1].violation["code"]),
+        ("2", &serde_json::json!("ambiguous"))
+    );
+    // an empty retained status takes the board out of the hall
+    h.apply(&BoardTopics::new("h", "10").status(), b"", None, 60_000);
+    assert_eq!(h.boards(60_000, true).len(), 3);
+}
+
+#[test]
+fn finished_games_count_once_the_newest_result_winning() {
+    let mut h = hall();
+    let t = BoardTopics::new("h", "4");
+    let game = |key: u64, re: &str, at: i64| {
+        serde_json::json!({"board": "4", "key": key, "round": "1", "black": "A", "white": "B",
+            "result": re, "warnings": {"black": 0, "white": 0}, "moves": 120, "unix_ms": at, "sgf": "(;)"})
+        .to_string()
+        .into_bytes()
+    };
+    h.apply(&t.game(10), &game(10, "B+R", 1_000), None, 1_000);
+    // the referee corrects the result: a new key, a later time
+    h.apply(&t.game(20), &game(20, "W+T", 2_000), None, 2_000);
+    let table = h.results(3_000, true);
+    assert_eq!(table[0].name, "B");
+    assert_eq!(table[0].points, 2);
+    assert_eq!(table[1].points, 0);
+    assert_eq!(h.games(3_000, true).len(), 1);
+    h.apply(&t.game(20), b"", None, 4_000);
+    assert_eq!(h.results(5_000, true)[0].name, "A");
+}
