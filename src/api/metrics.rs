@@ -232,6 +232,53 @@ pub fn render(shared: &Shared, referee: bool) -> String {
             &[("", if calibrated { 1.0 } else { 0.0 })],
         );
     }
+    let m = &shared.mqtt;
+    if m.enabled.load(Ordering::Acquire) {
+        let last = shared.log.last_seq();
+        let acked = m.acked_seq.load(Ordering::Acquire);
+        family(
+            &mut out,
+            "mqtt_connected",
+            "gauge",
+            "1 while the service is connected to the hall's MQTT broker ([mqtt]).",
+            &[(
+                "",
+                if m.connected.load(Ordering::Acquire) {
+                    1.0
+                } else {
+                    0.0
+                },
+            )],
+        );
+        family(
+            &mut out,
+            "mqtt_connections_total",
+            "counter",
+            "Connections made to the hall's broker (the first and every reconnection).",
+            &[("", m.connects.load(Ordering::Acquire) as f64)],
+        );
+        family(
+            &mut out,
+            "mqtt_events_sent_total",
+            "counter",
+            "Events sent to the hall's broker (sent again after an outage: counted again).",
+            &[("", m.events_sent.load(Ordering::Acquire) as f64)],
+        );
+        family(
+            &mut out,
+            "mqtt_outbox_events",
+            "gauge",
+            "Events of this run the broker has not acknowledged yet (they wait in the store's outbox).",
+            &[("", shared.log.since(acked.min(last)).len() as f64)],
+        );
+        family(
+            &mut out,
+            "mqtt_commands_total",
+            "counter",
+            "Commands from the hall carried out through the API (whatever their answer).",
+            &[("", m.commands.load(Ordering::Acquire) as f64)],
+        );
+    }
     out
 }
 

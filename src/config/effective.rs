@@ -124,6 +124,33 @@ impl Config {
         let _ = writeln!(w, "spi_ss = {}", l.spi_ss);
         let _ = writeln!(w, "spi_hz = {}", l.spi_hz);
         let _ = writeln!(w, "spi_max_transfer = {}", l.spi_max_transfer);
+
+        match &self.mqtt {
+            None => {
+                let _ = writeln!(w, "\n# [mqtt]: none (no hall broker)");
+            }
+            Some(m) => {
+                let _ = writeln!(w, "\n[mqtt]");
+                let _ = writeln!(w, "url = {}", quoted(&m.url.to_string()));
+                let _ = writeln!(w, "hall = {}", quoted(&m.hall));
+                let _ = writeln!(w, "board = {}", quoted(&m.board));
+                if let Some((user, password)) = &m.credentials {
+                    let _ = writeln!(w, "username = {}", quoted(user));
+                    if !password.is_empty() {
+                        // a secret is not printed
+                        let _ = writeln!(w, "# password: set (not shown)");
+                    }
+                }
+                if let Some(ca) = &m.ca_file {
+                    let _ = writeln!(w, "ca_file = {}", path(ca));
+                }
+                let _ = writeln!(w, "keepalive_s = {}", m.keepalive.as_secs());
+                let _ = writeln!(w, "heartbeat_s = {}", m.heartbeat.as_secs());
+                if let Some(u) = &m.public_url {
+                    let _ = writeln!(w, "public_url = {}", quoted(u));
+                }
+            }
+        }
         out
     }
 }

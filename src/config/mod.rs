@@ -785,6 +785,11 @@ mod tests {
         assert!(c.public_reads);
         assert_eq!(c.limits, crate::api::Limits::default());
         assert_eq!(c.clock.buttons, Some([17, 27, 22]));
+        let m = c.mqtt.expect("[mqtt]");
+        assert_eq!(
+            (m.hall.as_str(), m.board.as_str(), m.url.tls),
+            ("open2026", "12", true)
+        );
     }
 
     #[test]

@@ -189,4 +189,16 @@ mod tests {
         .to_string();
         assert!(e.contains("bogus"), "{e}");
     }
+
+    #[test]
+    fn the_effective_mqtt_section_reads_back_without_the_password() {
+        let text = "[mqtt]\nurl = \"mqtts://broker:8884\"\nhall = \"open\"\nboard = \"t-12\"\nusername = \"t-12\"\npassword = \"secret\"\nheartbeat_s = 3\npublic_url = \"http://t12.local:8019\"\n";
+        let c = Config::parse(text, Path::new("t.toml")).unwrap();
+        let printed = c.to_toml();
+        assert!(!printed.contains("secret"), "{printed}");
+        let back = Config::parse(&printed, Path::new("printed")).unwrap();
+        let (mut a, b) = (c.mqtt.unwrap(), back.mqtt.unwrap());
+        a.credentials = Some(("t-12".into(), String::new()));
+        assert_eq!(a, b);
+    }
 }

@@ -26,7 +26,7 @@ use crate::session::{Command, Input, Session, SessionConfig, SessionError};
 use clock_hw::ClockDevices;
 pub use clock_hw::ClockHardware;
 pub use leds::{LedOutput, LedsSnapshot};
-pub use shared::{ApiAccess, EventLog, Shared, Snapshot};
+pub use shared::{ApiAccess, EventLog, MqttCounters, Shared, Snapshot};
 pub use supervise::Supervision;
 use supervise::{Notice, WatchdogPace};
 

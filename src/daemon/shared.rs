@@ -55,6 +55,23 @@ pub struct FeedCounters {
     pub events_sent: AtomicU64,
 }
 
+/// What the MQTT publisher has done (`GET /metrics`; all zero without `[mqtt]`).
+#[derive(Debug, Default)]
+pub struct MqttCounters {
+    /// The publisher runs (`[mqtt]` or `--mqtt`).
+    pub enabled: std::sync::atomic::AtomicBool,
+    /// Connected to the broker now.
+    pub connected: std::sync::atomic::AtomicBool,
+    /// Connections made (CONNACK received).
+    pub connects: AtomicU64,
+    /// The seq of the last event the broker acknowledged.
+    pub acked_seq: AtomicU64,
+    /// Events sent (again after an outage, counted again).
+    pub events_sent: AtomicU64,
+    /// Commands from the hall carried out (whatever their answer).
+    pub commands: AtomicU64,
+}
+
 /// The events of the service run, in order, plus a broadcast for live followers.
 ///
 /// Events are small (a few hundred bytes) and a game has a few thousand, so the last
@@ -232,6 +249,8 @@ pub struct Shared {
     pub access: ApiAccess,
     /// Feed counters for `GET /metrics`.
     pub feeds: FeedCounters,
+    /// The MQTT publisher's counters for `GET /metrics`.
+    pub mqtt: Arc<MqttCounters>,
     /// Finished games kept on the device.
     pub games: super::games::GameStore,
     /// The public broadcast delay.
@@ -255,6 +274,7 @@ impl Shared {
             log: EventLog::new(),
             access,
             feeds: FeedCounters::default(),
+            mqtt: Arc::default(),
             games,
 
             last_scan: AtomicU64::new(0),

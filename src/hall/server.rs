@@ -374,12 +374,25 @@ async fn start_round(
     State(s): State<Arc<HallState>>,
     Path(round): Path<String>,
     headers: HeaderMap,
-    body: Option<Json<RoundStart>>,
+    body: axum::body::Bytes,
 ) -> Response {
     if let Some(r) = need_token(&s, &headers) {
         return r;
     }
-    let settings = body.map(|Json(b)| b).unwrap_or_default();
+    // no body: the boards' defaults
+    let settings = if body.iter().all(u8::is_ascii_whitespace) {
+        RoundStart::default()
+    } else {
+        match serde_json::from_slice::<RoundStart>(&body) {
+            Ok(b) => b,
+            Err(e) => {
+                return error(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    format!("the round's settings: {e} (size, komi, handicap, time, event, profile, delay_moves, delay_s, replace)"),
+                )
+            }
+        }
+    };
     let games: Vec<_> = s
         .lock()
         .pairings()
@@ -490,11 +503,20 @@ struct Broadcast {
 async fn broadcast(
     State(s): State<Arc<HallState>>,
     headers: HeaderMap,
-    Json(b): Json<Broadcast>,
+    body: axum::body::Bytes,
 ) -> Response {
     if let Some(r) = need_token(&s, &headers) {
         return r;
     }
+    let b: Broadcast = match serde_json::from_slice(&body) {
+        Ok(b) => b,
+        Err(e) => {
+            return error(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                format!("{e}: send {{\"delay_s\": N}} (and \"delay_moves\")"),
+            )
+        }
+    };
     if b.delay_s > 86_400 || b.delay_moves > 1000 {
         return error(
             StatusCode::UNPROCESSABLE_ENTITY,

@@ -17,7 +17,7 @@ use std::collections::VecDeque;
 use std::future::Future;
 use std::path::PathBuf;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -63,20 +63,7 @@ const SAVE_EVERY: Duration = Duration::from_millis(500);
 /// How long a stop waits for the last events and `offline` to be acknowledged.
 const DRAIN: Duration = Duration::from_secs(3);
 
-/// What the publisher has done, for `/metrics` and the tests.
-#[derive(Debug, Default)]
-pub struct MqttCounters {
-    /// Connected to the broker now.
-    pub connected: AtomicBool,
-    /// Connections made (CONNACK received).
-    pub connects: AtomicU64,
-    /// The seq of the last event the broker acknowledged.
-    pub acked_seq: AtomicU64,
-    /// Events sent (again after an outage, counted again).
-    pub events_sent: AtomicU64,
-    /// Commands from the hall carried out (whatever their answer).
-    pub commands: AtomicU64,
-}
+pub use crate::daemon::MqttCounters;
 
 /// The running publisher.
 pub struct Publisher {
@@ -172,7 +159,8 @@ impl Publisher {
             true,
             None,
         ));
-        let counters = Arc::new(MqttCounters::default());
+        let counters = shared.mqtt.clone();
+        counters.enabled.store(true, Ordering::Release);
         let (stop, stop_rx) = watch::channel(false);
         let ctx = Ctx {
             outbox: None,

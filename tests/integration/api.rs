@@ -11,18 +11,18 @@ use crate::support::{root, rt, Rig};
 
 /// One parsed SSE message.
 #[derive(Debug, Clone, PartialEq)]
-struct Msg {
-    id: u64,
-    data: serde_json::Value,
+pub struct Msg {
+    pub id: u64,
+    pub data: serde_json::Value,
 }
 
 /// Reads `n` messages from an SSE response.
-async fn read_sse(resp: reqwest::Response, n: usize) -> Vec<Msg> {
+pub async fn read_sse(resp: reqwest::Response, n: usize) -> Vec<Msg> {
     read_sse_until(resp, |msgs| msgs.len() >= n).await
 }
 
 /// Reads messages from an SSE response until `done` says so.
-async fn read_sse_until(resp: reqwest::Response, done: impl Fn(&[Msg]) -> bool) -> Vec<Msg> {
+pub async fn read_sse_until(resp: reqwest::Response, done: impl Fn(&[Msg]) -> bool) -> Vec<Msg> {
     let mut stream = resp.bytes_stream();
     let mut buf = String::new();
     let mut out: Vec<Msg> = Vec::new();

@@ -464,7 +464,7 @@ fn the_broadcast_delay_holds_back_public_reads_and_feeds_but_not_the_referee() {
 /// `promtool check metrics` (Prometheus's own linter: names, units in base units such as
 /// `_seconds`, `_total` on counters, help texts) passes `metrics` without a remark. Skipped
 /// with a note when promtool is not installed, unless `SMARTGOBAN_REQUIRE_PROMTOOL=1` (CI).
-fn promtool_accepts(metrics: &str) {
+pub fn promtool_accepts(metrics: &str) {
     use std::io::Write;
     let child = std::process::Command::new("promtool")
         .args(["check", "metrics"])

@@ -263,12 +263,38 @@ fn events_reach_the_hall_in_order_exactly_once_through_30_s_without_a_broker() {
             "events were held back during the outage"
         );
         let counters = rig.daemon.mqtt().unwrap().clone();
-        assert_eq!(
-            counters
-                .acked_seq
-                .load(std::sync::atomic::Ordering::Acquire),
-            *want.last().unwrap()
+        let last = *want.last().unwrap();
+        until(
+            Duration::from_secs(30),
+            "the broker's acknowledgement of the last event",
+            || {
+                counters
+                    .acked_seq
+                    .load(std::sync::atomic::Ordering::Acquire)
+                    == last
+            },
+        )
+        .await;
+        // /metrics says so, by Prometheus' conventions
+        let metrics = reqwest::get(rig.url("/metrics"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(
+            metrics.contains("\nsmartgoban_mqtt_connected 1\n"),
+            "{metrics}"
         );
+        assert!(
+            metrics.contains("\nsmartgoban_mqtt_outbox_events 0\n"),
+            "{metrics}"
+        );
+        assert!(
+            metrics.contains("\nsmartgoban_mqtt_connections_total 2\n"),
+            "{metrics}"
+        );
+        crate::feeds::promtool_accepts(&metrics);
         // the board's retained state is the final one
         let b = hall.board("5").unwrap();
         assert!(b.online);
@@ -385,7 +411,8 @@ fn a_board_killed_without_a_goodbye_is_offline_within_the_keepalive() {
         })
         .await;
         let took = killed.elapsed();
-        assert!(took <= Duration::from_secs(16), "offline after {took:?}");
+        // 1.5 × 10 s from the last packet, plus the broker's once-a-second check and a loaded machine
+        assert!(took <= Duration::from_secs(18), "offline after {took:?}");
         let now = smartgoban::store::unix_now_ms() as u64;
         assert_eq!(hall.hall.lock().unwrap().orphans(now), ["4"]);
     });
@@ -523,5 +550,395 @@ fn a_round_started_from_the_hall_reaches_every_board_and_the_results_table_follo
         for rig in rigs {
             rig.stop().await;
         }
+    });
+}
+
+/// The README's Mosquitto ACL, as written there (the indented block after its
+/// `# /etc/mosquitto/smartgoban.acl` line).
+fn readme_acl() -> String {
+    let readme = std::fs::read_to_string(crate::support::root().join("README.md")).unwrap();
+    let start = readme
+        .find("    # /etc/mosquitto/smartgoban.acl\n")
+        .expect("the README's ACL");
+    readme[start..]
+        .lines()
+        .skip(1)
+        .take_while(|l| l.starts_with("    "))
+        .map(|l| format!("{}\n", &l[4..]))
+        .collect()
+}
+
+/// Publishes `payload` to `topic` as broker user `user` (MQTT 5, QoS 1) and returns the
+/// broker's PUBACK reason: `Success`, or `NotAuthorized` where the ACL refuses it.
+async fn publish_as(
+    broker: &Broker,
+    user: &str,
+    topic: &str,
+    payload: &[u8],
+) -> rumqttc::v5::mqttbytes::v5::PubAckReason {
+    use rumqttc::v5::mqttbytes::v5::Packet;
+    use rumqttc::v5::{AsyncClient, Event, MqttOptions};
+    let mut options = MqttOptions::new(
+        format!("probe-{user}-{}", rand::random::<u32>()),
+        "127.0.0.1",
+        broker.port,
+    );
+    options.set_credentials(user, "pw");
+    let (client, mut eventloop) = AsyncClient::new(options, 10);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut sent = false;
+    loop {
+        assert!(Instant::now() < deadline, "no PUBACK from the broker");
+        match tokio::time::timeout(Duration::from_secs(5), eventloop.poll()).await {
+            Ok(Ok(Event::Incoming(Packet::ConnAck(_)))) if !sent => {
+                client
+                    .publish(
+                        topic,
+                        rumqttc::v5::mqttbytes::QoS::AtLeastOnce,
+                        false,
+                        payload.to_vec(),
+                    )
+                    .await
+                    .unwrap();
+                sent = true;
+            }
+            Ok(Ok(Event::Incoming(Packet::PubAck(ack)))) => return ack.reason,
+            Ok(Ok(_)) => {}
+            other => panic!("probe {user}: {other:?}"),
+        }
+    }
+}
+
+/// Mosquitto with the README's ACL (users: the hall and boards 1 and 2): each board publishes
+/// and the hall reads it; a board cannot write another board's topics nor send commands, and
+/// a command the hall sends to board 1 reaches board 1 only.
+#[test]
+fn the_readmes_acl_keeps_each_board_to_its_own_topics() {
+    let Some(mut broker) = Broker::start() else {
+        return;
+    };
+    let passwd = broker.dir.path().join("passwd");
+    for (i, user) in ["hall", "1", "2"].iter().enumerate() {
+        let mut cmd = Command::new("mosquitto_passwd");
+        if i == 0 {
+            cmd.arg("-c");
+        }
+        let ok = cmd
+            .arg("-b")
+            .arg(&passwd)
+            .args([user, "pw"])
+            .status()
+            .unwrap();
+        assert!(ok.success(), "mosquitto_passwd");
+    }
+    let acl = broker.dir.path().join("acl");
+    std::fs::write(&acl, readme_acl()).unwrap();
+    // the same broker, now with the users and the ACL
+    broker.down();
+    let conf = broker.dir.path().join("mosquitto.conf");
+    let mut text = std::fs::read_to_string(&conf).unwrap();
+    text = text.replace("allow_anonymous true", "allow_anonymous false");
+    text.push_str(&format!(
+        "password_file {}\nacl_file {}\n",
+        passwd.display(),
+        acl.display()
+    ));
+    std::fs::write(&conf, &text).unwrap();
+    broker.child = Some(
+        Command::new(mosquitto().unwrap())
+            .arg("-c")
+            .arg(&conf)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", broker.port)).is_err() {
+        assert!(Instant::now() < deadline, "mosquitto did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    rt().block_on(async {
+        use rumqttc::v5::mqttbytes::v5::PubAckReason;
+        let hall = Arc::new(Mutex::new(Hall::new(HallConfig {
+            hall: "open2026".into(),
+            orphan_after_ms: 30_000,
+            delay_ms: 0,
+        })));
+        let link = HallLink::start(
+            HallMqtt {
+                url: broker.url(),
+                credentials: Some(("hall".into(), "pw".into())),
+                ca_file: None,
+                hall: "open2026".into(),
+            },
+            hall.clone(),
+            Arc::new(tokio::sync::Notify::new()),
+        )
+        .unwrap();
+        let test_hall = TestHall { hall, link };
+        let mut rigs = Vec::new();
+        for board in ["1", "2"] {
+            let mut rig = Rig::script("size 19\n", NoiseModel::Clean, 1, Speed::Max).await;
+            let mut s = settings(&broker, "open2026", board);
+            s.credentials = Some((board.into(), "pw".into()));
+            rig.daemon
+                .publish_mqtt(s, None, 1, Default::default())
+                .unwrap();
+            rigs.push(rig);
+        }
+        until(
+            Duration::from_secs(60),
+            "both boards' state at the hall",
+            || {
+                ["1", "2"].iter().all(|b| {
+                    test_hall
+                        .board(b)
+                        .is_some_and(|b| b.online && b.state.is_some())
+                })
+            },
+        )
+        .await;
+        // board 2 may write its own topics, not board 1's, and may not send commands
+        let own = "smartgoban/v1/open2026/board/2/sgf";
+        assert_eq!(
+            publish_as(&broker, "2", own, b"(;GM[1])").await,
+            PubAckReason::Success
+        );
+        for forged in [
+            "smartgoban/v1/open2026/board/1/state",
+            "smartgoban/v1/open2026/board/1/events",
+            "smartgoban/v1/open2026/board/1/cmd",
+            "smartgoban/v1/open2026/cmd",
+        ] {
+            assert_eq!(
+                publish_as(&broker, "2", forged, br#"{"command":"pause"}"#).await,
+                PubAckReason::NotAuthorized,
+                "{forged}"
+            );
+        }
+        // the hall's command to board 1 reaches board 1, which answers; board 2 is untouched
+        let answers = test_hall
+            .link
+            .command(
+                &smartgoban::hall::subscriber::Target::Board("1".into()),
+                &smartgoban::mqtt::HallCommand::StartGame {
+                    game: serde_json::json!({"black": "A", "white": "B", "round": "1"}),
+                },
+                1,
+                Duration::from_secs(10),
+            )
+            .await
+            .unwrap();
+        assert_eq!(answers.len(), 1, "{answers:?}");
+        assert_eq!((answers[0].board.as_str(), answers[0].status), ("1", 200));
+        let name = |i: usize| rigs[i].daemon.shared().snapshot().state.game.black.clone();
+        assert_eq!(name(0).as_deref(), Some("A"));
+        assert_ne!(name(1).as_deref(), Some("A"));
+        for rig in rigs {
+            rig.stop().await;
+        }
+    });
+}
+
+/// The hall's HTTP side on messages as the broker delivers them (no broker needed): one SSE
+/// feed of every board, resumable by id; the public feed, grid and records as of the delay,
+/// the referee's live; commands refused without the token; the page served.
+#[test]
+fn the_halls_feed_and_views_are_live_for_the_referee_and_delayed_for_the_public() {
+    rt().block_on(async {
+        let hall = Arc::new(Mutex::new(Hall::new(HallConfig {
+            hall: "h".into(),
+            orphan_after_ms: 30_000,
+            delay_ms: 600_000,
+        })));
+        // a broker that is not there: the hall keeps trying, and serves what it has
+        let link = HallLink::start(
+            HallMqtt {
+                url: format!("mqtt://127.0.0.1:{}", free_port()).parse().unwrap(),
+                credentials: None,
+                ca_file: None,
+                hall: "h".into(),
+            },
+            hall.clone(),
+            Arc::new(tokio::sync::Notify::new()),
+        )
+        .unwrap();
+        let changed = Arc::new(tokio::sync::Notify::new());
+        let state = Arc::new(smartgoban::hall::server::HallState {
+            hall: hall.clone(),
+            changed: changed.clone(),
+            link,
+            token: "t0k".into(),
+        });
+        let addr = smartgoban::hall::server::serve(state, "127.0.0.1:0".parse().unwrap())
+            .await
+            .unwrap();
+        let now = || smartgoban::store::unix_now_ms() as u64;
+        let apply = |board: &str, what: &str, payload: String| {
+            hall.lock().unwrap().apply(
+                &format!("smartgoban/v1/h/board/{board}/{what}"),
+                payload.as_bytes(),
+                None,
+                now(),
+            );
+            changed.notify_waiters();
+        };
+        let event = |seq: u64| {
+            format!(r#"{{"seq":{seq},"t_ms":1,"kind":"pass","color":"black","number":{seq}}}"#)
+        };
+        apply(
+            "1",
+            "status",
+            r#"{"status":"online","board":"1","version":"0.1.0"}"#.into(),
+        );
+        apply(
+            "1",
+            "state",
+            r#"{"board":"1","seq":1,"unix_ms":0,"state":{"move_number":1}}"#.into(),
+        );
+        apply("1", "sgf", "(;GM[1]SZ[19];B[dd])".into());
+        let client = reqwest::Client::new();
+        let live = client
+            .get(format!("http://{addr}/api/v1/events"))
+            .bearer_auth("t0k")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(live.status(), 200);
+        // events from two boards, one of them sent twice
+        for (b, seq) in [("1", 1), ("2", 7), ("1", 2), ("1", 2), ("2", 8)] {
+            apply(b, "events", event(seq));
+        }
+        let msgs = crate::api::read_sse(live, 4).await;
+        let got: Vec<(u64, String, u64)> = msgs
+            .iter()
+            .map(|m| {
+                (
+                    m.id,
+                    m.data["board"].as_str().unwrap().to_string(),
+                    m.data["event"]["seq"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (1, "1".into(), 1),
+                (2, "2".into(), 7),
+                (3, "1".into(), 2),
+                (4, "2".into(), 8)
+            ]
+        );
+        // resuming after id 2 gives 3 and 4
+        let resumed = client
+            .get(format!("http://{addr}/api/v1/events?token=t0k"))
+            .header("Last-Event-ID", "2")
+            .send()
+            .await
+            .unwrap();
+        let ids: Vec<u64> = crate::api::read_sse(resumed, 2)
+            .await
+            .iter()
+            .map(|m| m.id)
+            .collect();
+        assert_eq!(ids, [3, 4]);
+        // the public, 10 minutes behind: no position, no record, no event yet, no violations
+        let public: serde_json::Value = client
+            .get(format!("http://{addr}/api/v1/hall"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(public["live"], false);
+        assert!(public["boards"][0]["state"].is_null(), "{public}");
+        let sgf = client
+            .get(format!("http://{addr}/api/v1/boards/1/game.sgf"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(sgf.status(), 404);
+        let referee: serde_json::Value = client
+            .get(format!("http://{addr}/api/v1/hall"))
+            .bearer_auth("t0k")
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(referee["boards"][0]["state"]["move_number"], 1);
+        assert_eq!(referee["events"], 4);
+        assert_eq!(referee["duplicates"], 1);
+        assert_eq!(referee["broker_connected"], false);
+        let sgf = client
+            .get(format!("http://{addr}/api/v1/boards/1/game.sgf"))
+            .bearer_auth("t0k")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(sgf.text().await.unwrap(), "(;GM[1]SZ[19];B[dd])");
+        let public_feed = client
+            .get(format!("http://{addr}/api/v1/events"))
+            .send()
+            .await
+            .unwrap();
+        let mut stream = public_feed.bytes_stream();
+        use futures_util::StreamExt;
+        let nothing = tokio::time::timeout(Duration::from_millis(500), async {
+            loop {
+                let chunk = stream.next().await.unwrap().unwrap();
+                if std::str::from_utf8(&chunk).unwrap().contains("data:") {
+                    return chunk;
+                }
+            }
+        })
+        .await;
+        assert!(
+            nothing.is_err(),
+            "a public event before the delay: {nothing:?}"
+        );
+        // commands need the token; the page is served
+        for path in [
+            "/api/v1/clock/pause",
+            "/api/v1/pairings",
+            "/api/v1/rounds/1/start",
+        ] {
+            let r = client
+                .post(format!("http://{addr}{path}"))
+                .body("x")
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), 401, "{path}");
+        }
+        let r = client
+            .post(format!("http://{addr}/api/v1/pairings"))
+            .bearer_auth("t0k")
+            .body("round,table,black\n")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 422);
+        for (path, body) in [
+            ("/api/v1/rounds/1/start", "{\"komi\": \"x\"}"),
+            ("/api/v1/rounds/1/start", "{\"bogus\": 1}"),
+            ("/api/v1/broadcast", "{}"),
+            ("/api/v1/broadcast", "{\"delay_s\": 90000}"),
+        ] {
+            let r = client
+                .post(format!("http://{addr}{path}"))
+                .bearer_auth("t0k")
+                .body(body)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), 422, "{path} {body}");
+        }
+        let page = client.get(format!("http://{addr}/")).send().await.unwrap();
+        assert_eq!(page.status(), 200);
+        assert!(page.text().await.unwrap().contains("smartgoban hall"));
     });
 }
