@@ -23,6 +23,8 @@ struct Broker {
     port: u16,
     dir: tempfile::TempDir,
     child: Option<Child>,
+    /// The password and ACL files: no anonymous clients, each user kept to the ACL.
+    auth: Option<(PathBuf, PathBuf)>,
 }
 
 fn mosquitto() -> Option<PathBuf> {
@@ -59,6 +61,7 @@ impl Broker {
             port: free_port(),
             dir: tempfile::tempdir().unwrap(),
             child: None,
+            auth: None,
         };
         b.up();
         Some(b)
@@ -71,10 +74,18 @@ impl Broker {
     /// Starts the broker process and waits until it takes connections.
     fn up(&mut self) {
         let conf = self.dir.path().join("mosquitto.conf");
+        let access = match &self.auth {
+            None => "allow_anonymous true\n".to_string(),
+            Some((passwd, acl)) => format!(
+                "allow_anonymous false\npassword_file {}\nacl_file {}\n",
+                passwd.display(),
+                acl.display()
+            ),
+        };
         std::fs::write(
             &conf,
             format!(
-                "listener {} 127.0.0.1\nallow_anonymous true\npersistence true\npersistence_location {}/\nlog_dest stderr\nlog_type error\n",
+                "listener {} 127.0.0.1\n{access}persistence true\npersistence_location {}/\nlog_dest stderr\nlog_type error\n",
                 self.port,
                 self.dir.path().display()
             ),
@@ -180,6 +191,42 @@ fn settings(broker: &Broker, hall: &str, board: &str) -> MqttSettings {
     s
 }
 
+/// Starts `source` on a board whose service keeps its store (and the outbox) in `data` and
+/// publishes it as board `board` of hall `hall`.
+async fn published_board(
+    source: Source,
+    noise: NoiseModel,
+    speed: Speed,
+    data: &std::path::Path,
+    broker: &Broker,
+    hall: &str,
+    board: &str,
+) -> Rig {
+    let mut rig = Rig::start_with(
+        source,
+        noise,
+        3,
+        speed,
+        RigOptions {
+            data_dir: Some(data.to_path_buf()),
+            ..Default::default()
+        },
+    )
+    .await;
+    // this run's first event (the session's first seq: a run that has emitted none yet
+    // starts after the store's last)
+    let first_seq = rig.daemon.shared().log.oldest_seq().unwrap_or(1);
+    rig.daemon
+        .publish_mqtt(
+            settings(broker, hall, board),
+            Some(data.to_path_buf()),
+            first_seq,
+            Default::default(),
+        )
+        .unwrap();
+    rig
+}
+
 fn board_seqs(rig: &Rig) -> Vec<u64> {
     rig.daemon
         .shared()
@@ -207,27 +254,17 @@ fn events_reach_the_hall_in_order_exactly_once_through_30_s_without_a_broker() {
             .unwrap(),
         );
         // the built-in game at 5× real time: about 70 s, so the outage falls mid-game
-        let mut rig = Rig::start_with(
+        let hall = TestHall::start(&broker, "open");
+        let rig = published_board(
             source,
             NoiseModel::Realistic,
-            3,
             Speed::Factor(5.0),
-            RigOptions {
-                data_dir: Some(data.path().to_path_buf()),
-                ..Default::default()
-            },
+            data.path(),
+            &broker,
+            "open",
+            "5",
         )
         .await;
-        let hall = TestHall::start(&broker, "open");
-        let first_seq = rig.daemon.shared().log.oldest_seq().unwrap_or(1);
-        rig.daemon
-            .publish_mqtt(
-                settings(&broker, "open", "5"),
-                Some(data.path().to_path_buf()),
-                first_seq,
-                Default::default(),
-            )
-            .unwrap();
         until(Duration::from_secs(60), "10 events at the hall", || {
             hall.seqs("5").len() >= 10
         })
@@ -319,26 +356,16 @@ fn events_of_a_stopped_run_are_sent_from_the_outbox_by_the_next() {
         broker.down();
         let script =
             "size 9\nat 0 place B E5\nat 400 place W C3\nat 800 place B G7\nat 1200 pass W\n";
-        let mut rig = Rig::start_with(
+        let rig = published_board(
             Source::Script(smartgoban::sim::Script::parse(script).unwrap()),
             NoiseModel::Clean,
-            1,
             Speed::Max,
-            RigOptions {
-                data_dir: Some(data.path().to_path_buf()),
-                ..Default::default()
-            },
+            data.path(),
+            &broker,
+            "outbox",
+            "3",
         )
         .await;
-        let first_seq = rig.daemon.shared().log.oldest_seq().unwrap_or(1);
-        rig.daemon
-            .publish_mqtt(
-                settings(&broker, "outbox", "3"),
-                Some(data.path().to_path_buf()),
-                first_seq,
-                Default::default(),
-            )
-            .unwrap();
         rig.wait_done().await;
         let first_run = board_seqs(&rig);
         assert!(first_run.len() >= 4, "{first_run:?}");
@@ -346,26 +373,16 @@ fn events_of_a_stopped_run_are_sent_from_the_outbox_by_the_next() {
         // the broker comes back; a new run of the service on the same store
         broker.up();
         let hall = TestHall::start(&broker, "outbox");
-        let mut rig = Rig::start_with(
+        let rig = published_board(
             Source::Script(smartgoban::sim::Script::parse("size 9\n").unwrap()),
             NoiseModel::Clean,
-            1,
             Speed::Max,
-            RigOptions {
-                data_dir: Some(data.path().to_path_buf()),
-                ..Default::default()
-            },
+            data.path(),
+            &broker,
+            "outbox",
+            "3",
         )
         .await;
-        let second_first = rig.daemon.shared().log.oldest_seq().unwrap_or(u64::MAX);
-        rig.daemon
-            .publish_mqtt(
-                settings(&broker, "outbox", "3"),
-                Some(data.path().to_path_buf()),
-                second_first,
-                Default::default(),
-            )
-            .unwrap();
         until(Duration::from_secs(60), "the first run's events", || {
             hall.seqs("3").len() >= first_run.len()
         })
@@ -635,29 +652,8 @@ fn the_readmes_acl_keeps_each_board_to_its_own_topics() {
     std::fs::write(&acl, readme_acl()).unwrap();
     // the same broker, now with the users and the ACL
     broker.down();
-    let conf = broker.dir.path().join("mosquitto.conf");
-    let mut text = std::fs::read_to_string(&conf).unwrap();
-    text = text.replace("allow_anonymous true", "allow_anonymous false");
-    text.push_str(&format!(
-        "password_file {}\nacl_file {}\n",
-        passwd.display(),
-        acl.display()
-    ));
-    std::fs::write(&conf, &text).unwrap();
-    broker.child = Some(
-        Command::new(mosquitto().unwrap())
-            .arg("-c")
-            .arg(&conf)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while std::net::TcpStream::connect(("127.0.0.1", broker.port)).is_err() {
-        assert!(Instant::now() < deadline, "mosquitto did not start");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    broker.auth = Some((passwd, acl));
+    broker.up();
     rt().block_on(async {
         use rumqttc::v5::mqttbytes::v5::PubAckReason;
         let hall = Arc::new(Mutex::new(Hall::new(HallConfig {
