@@ -85,12 +85,14 @@ pub async fn run(args: HallArgs) -> anyhow::Result<()> {
         orphan_after_ms: args.orphan_after_s * 1000,
         delay_ms: args.delay_s * 1000,
     });
+    let mut pairings_text = None;
     if let Some(p) = &args.pairings {
         let text =
             std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?;
         let pairings = crate::hall::pairings::parse(&text)
             .with_context(|| format!("pairings {}", p.display()))?;
         hall.set_pairings(pairings);
+        pairings_text = Some(text);
     }
     let password = match &args.password_file {
         Some(f) => Some(
@@ -117,6 +119,12 @@ pub async fn run(args: HallArgs) -> anyhow::Result<()> {
         hall.clone(),
         changed.clone(),
     )?;
+    if let Some(text) = pairings_text {
+        // kept on the broker (retained) for a restart without --pairings
+        if let Err(e) = link.publish_pairings(&text).await {
+            tracing::warn!("hall: pairings not kept on the broker: {e}");
+        }
+    }
     let state = Arc::new(HallState {
         hall,
         changed,

@@ -8,8 +8,8 @@
 //! serves it over HTTP.
 //!
 //! It keeps nothing the broker cannot give back: after a restart the retained topics (each
-//! board's status, state, record and finished games) rebuild it, and each board's own API
-//! keeps its history. Pairings are imported again from their CSV.
+//! board's status, state, record and finished games, and the hall's pairings) rebuild it, and
+//! each board's own API keeps its history.
 
 pub mod pairings;
 pub mod results;
@@ -38,6 +38,17 @@ pub struct HallConfig {
 
 /// Events the hall's feed keeps (for followers that resume, and for the delay).
 pub const FEED_KEPT: usize = 200_000;
+
+/// Boards a hall keeps at most (a message from one more is ignored).
+pub const MAX_BOARDS: usize = 10_000;
+
+/// Finished games a hall keeps at most (a tournament of 300 boards and 10 rounds has 3,000).
+pub const MAX_GAMES: usize = 50_000;
+
+/// While only the clocks change, a board's state is kept for the public delay at most this
+/// often (the newest replaces the last kept in between), ms: the delay's memory is then a
+/// state per event plus one every 5 s, whatever the delay.
+const CLOCK_STATE_EVERY_MS: u64 = 5_000;
 
 /// Latencies kept for the percentiles.
 const LATENCIES_KEPT: usize = 100_000;
@@ -84,6 +95,26 @@ impl<T: Clone> Delayed<T> {
             .rev()
             .find(|(at, _)| delay == 0 || *at <= cutoff)
             .map(|(_, v)| v)
+    }
+}
+
+impl Delayed<Arc<StateMessage>> {
+    /// [`Delayed::push`], but a state that only moves the clocks on (the same `seq`) replaces
+    /// the last kept one when that is younger than [`CLOCK_STATE_EVERY_MS`].
+    fn push_state(&mut self, at: u64, v: Arc<StateMessage>, delay: u64) {
+        let n = self.values.len();
+        if delay > 0 && n >= 2 {
+            let (prev_at, prev) = &self.values[n - 1];
+            let (before_at, before) = &self.values[n - 2];
+            if prev.seq == v.seq
+                && before.seq == v.seq
+                && prev_at.saturating_sub(*before_at) < CLOCK_STATE_EVERY_MS
+            {
+                self.values[n - 1] = (at, v);
+                return;
+            }
+        }
+        self.push(at, v, delay);
     }
 }
 
@@ -142,6 +173,9 @@ pub struct BoardView {
     pub url: Option<String>,
     /// smartgoban's version on the board.
     pub version: Option<String>,
+    /// The game the board's status names (players, komi, round, result), live.
+    #[schema(value_type = Object)]
+    pub game: Option<serde_json::Value>,
     /// The `seq` of the last event in `state`.
     pub seq: u64,
     /// The board's `GET /api/v1/state` (schema `StateView` of the board's API), as of the
@@ -228,6 +262,9 @@ impl Hall {
             return Applied::Board;
         }
         let delay = self.config.delay_ms;
+        if !self.boards.contains_key(&board) && self.boards.len() >= MAX_BOARDS {
+            return Applied::Ignored(format!("more than {MAX_BOARDS} boards"));
+        }
         let entry = self
             .boards
             .entry(board.clone())
@@ -253,7 +290,7 @@ impl Hall {
             BoardTopic::State => match serde_json::from_slice::<StateMessage>(payload) {
                 Ok(s) => {
                     entry.heard_ms = now_ms;
-                    entry.state.push(now_ms, Arc::new(s), delay);
+                    entry.state.push_state(now_ms, Arc::new(s), delay);
                     Applied::Board
                 }
                 Err(e) => ignored("state", e),
@@ -267,6 +304,11 @@ impl Hall {
             }
             BoardTopic::Game(key) => match serde_json::from_slice::<GameSummary>(payload) {
                 Ok(g) => {
+                    if self.games.len() >= MAX_GAMES
+                        && !self.games.contains_key(&(board.clone(), key))
+                    {
+                        return Applied::Ignored(format!("more than {MAX_GAMES} finished games"));
+                    }
                     self.games.insert((board, key), Arc::new(g));
                     Applied::Board
                 }
@@ -336,6 +378,7 @@ impl Hall {
                     silent_s: silent / 1000,
                     url: b.status.as_ref().and_then(|s| s.url.clone()),
                     version: b.status.as_ref().map(|s| s.version.clone()),
+                    game: b.status.as_ref().and_then(|s| s.game.clone()),
                     seq: state.map_or(0, |s| s.seq),
                     state: state.map(|s| s.state.clone()),
                 }

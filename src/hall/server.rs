@@ -311,6 +311,9 @@ async fn import_pairings(
         Ok(p) => {
             let n = p.len();
             s.lock().set_pairings(p);
+            if let Err(e) = s.link.publish_pairings(&body).await {
+                tracing::warn!("hall: pairings not kept on the broker: {e}");
+            }
             Json(serde_json::json!({"pairings": n})).into_response()
         }
         Err(e) => error(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()),

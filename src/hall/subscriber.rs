@@ -31,6 +31,11 @@ pub struct HallMqtt {
     pub hall: String,
 }
 
+/// `smartgoban/v1/<hall>/hall/pairings`: the imported pairings (CSV), retained.
+pub fn pairings_topic(hall: &str) -> String {
+    format!("{TOPIC_ROOT}/{hall}/hall/pairings")
+}
+
 /// Where a command goes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Target {
@@ -102,10 +107,12 @@ impl HallLink {
         hall: Arc<Mutex<Hall>>,
         changed: Arc<Notify>,
     ) {
+        let pairings = pairings_topic(&self.hall);
         let board_topics = [
             format!("{TOPIC_ROOT}/{}/board/+/+", self.hall),
             format!("{TOPIC_ROOT}/{}/board/+/games/+", self.hall),
             self.answers_topic.clone(),
+            pairings.clone(),
         ];
         let mut last_error = String::new();
         loop {
@@ -123,6 +130,20 @@ impl HallLink {
                     let props = p.properties.unwrap_or_default();
                     if topic == self.answers_topic {
                         self.answer(&p.payload, props.correlation_data);
+                        continue;
+                    }
+                    if topic == pairings {
+                        // the pairings the hall imported last, kept by the broker
+                        let text = String::from_utf8_lossy(&p.payload);
+                        match super::pairings::parse(&text) {
+                            Ok(list) => {
+                                hall.lock()
+                                    .unwrap_or_else(|e| e.into_inner())
+                                    .set_pairings(list);
+                                changed.notify_waiters();
+                            }
+                            Err(e) => tracing::warn!("hall: the broker's pairings: {e}"),
+                        }
                         continue;
                     }
                     let published_ms = props
@@ -177,6 +198,23 @@ impl HallLink {
         {
             let _ = tx.send(answer);
         }
+    }
+
+    /// Keeps `csv` (pairings just imported) on the broker, retained, so that the hall gets
+    /// them back after a restart, and another hall instance has them too.
+    ///
+    /// # Errors
+    /// The message could not be handed to the connection.
+    pub async fn publish_pairings(&self, csv: &str) -> Result<(), String> {
+        self.client
+            .publish(
+                pairings_topic(&self.hall),
+                QoS::AtLeastOnce,
+                true,
+                csv.as_bytes().to_vec(),
+            )
+            .await
+            .map_err(|e| e.to_string())
     }
 
     /// Sends `command` to `target` and collects the answers until `expect` boards answered or

@@ -220,3 +220,48 @@ fn finished_games_count_once_the_newest_result_winning() {
     h.apply(&t.game(20), b"", None, 4_000);
     assert_eq!(h.results(5_000, true)[0].name, "A");
 }
+
+#[test]
+fn memory_for_the_delay_is_a_state_per_event_plus_one_every_5_s() {
+    let mut h = Hall::new(HallConfig {
+        hall: "h".into(),
+        orphan_after_ms: 30_000,
+        delay_ms: 900_000,
+    });
+    let t = BoardTopics::new("h", "1");
+    // 10 minutes of clock-only states (one a second, the same seq), then a move
+    for i in 0..600u64 {
+        h.apply(
+            &t.state(),
+            &state("1", 7, serde_json::json!({})),
+            None,
+            1000 + i * 1000,
+        );
+    }
+    h.apply(
+        &t.state(),
+        &state("1", 8, serde_json::json!({})),
+        None,
+        600_000,
+    );
+    let kept = h.boards.get("1").unwrap().state.values.len();
+    assert!((100..=130).contains(&kept), "{kept} states kept");
+    // the public, 15 minutes behind, sees nothing yet; the referee the move
+    assert!(h.boards(600_000, false)[0].state.is_none());
+    assert_eq!(h.boards(600_000, true)[0].seq, 8);
+    assert_eq!(h.boards(900_000 + 300_000, false)[0].seq, 7);
+}
+
+#[test]
+fn a_flood_of_boards_or_games_is_bounded() {
+    let mut h = hall();
+    for b in 0..MAX_BOARDS + 5 {
+        h.apply(
+            &BoardTopics::new("h", &b.to_string()).status(),
+            &status("x", true),
+            None,
+            0,
+        );
+    }
+    assert_eq!(h.boards(0, true).len(), MAX_BOARDS);
+}

@@ -286,6 +286,10 @@ pub struct Status {
     /// is written when the board connects).
     #[serde(default)]
     pub unix_ms: Option<i64>,
+    /// The game on the board (`GET /api/v1/state`'s `game`: players, komi, round, result),
+    /// sent again when it changes; absent in the last will.
+    #[serde(default)]
+    pub game: Option<serde_json::Value>,
 }
 
 /// `…/state`: the board's `GET /api/v1/state` with who and when.

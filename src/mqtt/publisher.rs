@@ -151,6 +151,7 @@ impl Publisher {
             version: env!("CARGO_PKG_VERSION").into(),
             url: settings.public_url.clone(),
             unix_ms: None,
+            game: None,
         };
         options.set_last_will(LastWill::new(
             settings.topics().status(),
@@ -278,6 +279,8 @@ struct Conn<'a> {
     state_at: Instant,
     sgf_sent: Option<(usize, u64)>,
     state_dirty: bool,
+    /// The game the last `online` status named.
+    status_game: Option<serde_json::Value>,
 }
 
 async fn connection(ctx: &Ctx, acked: &mut u64, stop: &mut watch::Receiver<bool>) -> Ended {
@@ -294,6 +297,7 @@ async fn connection(ctx: &Ctx, acked: &mut u64, stop: &mut watch::Receiver<bool>
         state_at: Instant::now(),
         sgf_sent: None,
         state_dirty: true,
+        status_game: None,
     };
     let mut connected = false;
     let mut log = ctx.shared.log.subscribe();
@@ -409,12 +413,15 @@ impl Conn<'_> {
     }
 
     fn publish_status(&mut self, status: &str) {
+        let game = serde_json::to_value(&self.ctx.shared.snapshot().state.game).ok();
+        self.status_game.clone_from(&game);
         let s = Status {
             status: status.into(),
             board: self.ctx.settings.board.clone(),
             version: env!("CARGO_PKG_VERSION").into(),
             url: self.ctx.settings.public_url.clone(),
             unix_ms: Some(crate::store::unix_now_ms()),
+            game,
         };
         let topic = self.ctx.settings.topics().status();
         self.publish(
@@ -450,6 +457,10 @@ impl Conn<'_> {
         self.state_seq = Some(snap.last_seq);
         self.state_at = Instant::now();
         self.state_dirty = false;
+        // a new game (players, round) or its result: the status says so too
+        if serde_json::to_value(&snap.state.game).ok() != self.status_game {
+            self.publish_status("online");
+        }
         let sgf = (snap.sgf.len(), hash(&snap.sgf));
         if self.sgf_sent != Some(sgf)
             && self.publish(topics.sgf(), true, snap.sgf.clone().into_bytes(), None)

@@ -458,11 +458,6 @@ fn a_round_started_from_the_hall_reaches_every_board_and_the_results_table_follo
                 .all(|b| hall.board(b).is_some_and(|b| b.online))
         })
         .await;
-        let pairings = smartgoban::hall::pairings::parse(
-            "round,table,black,white\n1,1,A,B\n1,2,C,D\n1,3,E,F\n2,1,D,A\n2,2,B,E\n2,3,F,C\n",
-        )
-        .unwrap();
-        hall.hall.lock().unwrap().set_pairings(pairings);
         let state = Arc::new(smartgoban::hall::server::HallState {
             hall: hall.hall.clone(),
             changed: Arc::new(tokio::sync::Notify::new()),
@@ -473,6 +468,16 @@ fn a_round_started_from_the_hall_reaches_every_board_and_the_results_table_follo
             .await
             .unwrap();
         let client = reqwest::Client::new();
+        // the pairings, imported as CSV (kept on the broker for a restart of the hall)
+        let csv = "round,table,black,white\n1,1,A,B\n1,2,C,D\n1,3,E,F\n2,1,D,A\n2,2,B,E\n2,3,F,C\n";
+        let r = client
+            .post(format!("http://{addr}/api/v1/pairings"))
+            .bearer_auth("hall-token")
+            .body(csv)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
         let post = |path: &str, body: serde_json::Value| {
             client
                 .post(format!("http://{addr}{path}"))
@@ -512,6 +517,14 @@ fn a_round_started_from_the_hall_reaches_every_board_and_the_results_table_follo
                     (Some(p.black.as_str()), Some(p.white.as_str()), Some(*round))
                 );
                 assert_eq!(game.komi, Some(7.5));
+                // the board's status names the new game too
+                let board = (i + 1).to_string();
+                until(Duration::from_secs(30), "the status with the game", || {
+                    hall.board(&board)
+                        .and_then(|b| b.game)
+                        .is_some_and(|g| g["black"] == p.black.as_str())
+                })
+                .await;
             }
             for (rig, (decision, warnings)) in rigs.iter().zip(decisions) {
                 for _ in 0..warnings {
@@ -564,6 +577,17 @@ fn a_round_started_from_the_hall_reaches_every_board_and_the_results_table_follo
             .await
             .unwrap();
         assert!(csv.starts_with("place,name,games,wins,draws,losses,points,opponents_points,warnings\n1,A,2,2,0,0,4,"), "{csv}");
+        // a hall started afresh gets everything back from the broker: boards, finished games,
+        // pairings
+        let again = TestHall::start(&broker, "r27");
+        until(Duration::from_secs(30), "the restarted hall's pairings and games", || {
+            let h = again.hall.lock().unwrap();
+            let now = smartgoban::store::unix_now_ms() as u64;
+            h.pairings().len() == 6 && h.games(now, true).len() == 6 && h.boards(now, true).len() == 3
+        })
+        .await;
+        let now = smartgoban::store::unix_now_ms() as u64;
+        assert_eq!(again.hall.lock().unwrap().results(now, true), hall.hall.lock().unwrap().results(now, true));
         for rig in rigs {
             rig.stop().await;
         }
