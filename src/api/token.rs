@@ -37,38 +37,58 @@ pub fn load_or_create(dir: &Path) -> Result<String, TokenError> {
     if let Ok(text) = std::fs::read_to_string(&path) {
         let token = text.trim().to_string();
         if token.len() >= 32 && token.chars().all(|c| c.is_ascii_hexdigit()) {
-            let open = std::fs::metadata(&path).is_ok_and(|m| m.permissions().mode() & 0o077 != 0);
-            // A data directory that went read-only (a failing SD card) must not stop the
-            // service: the token is read, the permissions are fixed when they can be.
-            if open {
-                if let Err(e) =
-                    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
-                {
-                    tracing::warn!(
-                        "{} is readable by others and cannot be made private: {e}",
-                        path.display()
-                    );
-                }
-            }
+            keep_private(&path);
             return Ok(token);
         }
     }
+    let token = new_token();
+    write_private(&path, &token).map_err(err)?;
+    Ok(token)
+}
+
+/// A new token: 32 random bytes as 64 hex digits.
+pub fn new_token() -> String {
     let mut bytes = [0u8; 32];
     rand::rng().fill_bytes(&mut bytes);
-    let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    let tmp = dir.join(format!("{TOKEN_FILE}.new"));
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Writes `token` to `path` (mode 0600, through a `.new` file renamed over it, synced).
+///
+/// # Errors
+/// The file cannot be created, written or renamed.
+pub fn write_private(path: &Path, token: &str) -> std::io::Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".new");
+    let tmp = PathBuf::from(tmp);
     let _ = std::fs::remove_file(&tmp);
     let mut file = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .mode(0o600)
-        .open(&tmp)
-        .map_err(err)?;
+        .open(&tmp)?;
     file.write_all(format!("{token}\n").as_bytes())
-        .and_then(|_| file.sync_all())
-        .map_err(err)?;
-    std::fs::rename(&tmp, &path).map_err(err)?;
-    Ok(token)
+        .and_then(|_| file.sync_all())?;
+    std::fs::rename(&tmp, path)
+}
+
+/// Makes a token file readable by others private again (mode 0600); when it cannot (a data
+/// directory gone read-only: a failing SD card), says so and goes on: the token is still
+/// read.
+pub fn keep_private(path: &Path) {
+    let open = std::fs::metadata(path).is_ok_and(|m| m.permissions().mode() & 0o077 != 0);
+    if open {
+        match std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)) {
+            Ok(()) => tracing::warn!(
+                "{} was readable by others: made private (mode 0600)",
+                path.display()
+            ),
+            Err(e) => tracing::warn!(
+                "{} is readable by others and cannot be made private: {e}",
+                path.display()
+            ),
+        }
+    }
 }
 
 /// Whether `given` equals `token`, comparing every byte (no early exit on the first

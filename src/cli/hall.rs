@@ -48,30 +48,28 @@ pub struct HallArgs {
     pub token_file: Option<PathBuf>,
 }
 
+/// Tokens shorter than this are refused (anyone who can reach the hall could guess them).
+const MIN_TOKEN_LEN: usize = 16;
+
 fn token(file: Option<&std::path::Path>) -> anyhow::Result<String> {
-    if let Some(f) = file {
-        if f.exists() {
-            let t = std::fs::read_to_string(f)
-                .with_context(|| format!("cannot read {}", f.display()))?;
-            let t = t.trim().to_string();
-            anyhow::ensure!(!t.is_empty(), "{} is empty", f.display());
-            return Ok(t);
-        }
+    use crate::api::token;
+    let Some(f) = file else {
+        return Ok(token::new_token());
+    };
+    if f.exists() {
+        let t =
+            std::fs::read_to_string(f).with_context(|| format!("cannot read {}", f.display()))?;
+        let t = t.trim().to_string();
+        anyhow::ensure!(
+            t.len() >= MIN_TOKEN_LEN,
+            "the token in {} is too short: at least {MIN_TOKEN_LEN} characters (delete the file to have one made)",
+            f.display()
+        );
+        token::keep_private(f);
+        return Ok(t);
     }
-    let t: String = (0..32)
-        .map(|_| format!("{:x}", rand::random::<u8>() & 0xf))
-        .collect();
-    if let Some(f) = file {
-        use std::io::Write;
-        use std::os::unix::fs::OpenOptionsExt;
-        std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(f)
-            .and_then(|mut w| w.write_all(format!("{t}\n").as_bytes()))
-            .with_context(|| format!("cannot write {}", f.display()))?;
-    }
+    let t = token::new_token();
+    token::write_private(f, &t).with_context(|| format!("cannot write {}", f.display()))?;
     Ok(t)
 }
 
@@ -143,4 +141,38 @@ pub async fn run(args: HallArgs) -> anyhow::Result<()> {
     }
     super::run::wait_for_signal().await;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn the_token_file_is_made_private_and_a_short_token_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("hall-token");
+        // made: 64 hex digits, mode 0600, the same on the next start
+        let t = super::token(Some(&f)).unwrap();
+        assert!(
+            t.len() == 64 && t.chars().all(|c| c.is_ascii_hexdigit()),
+            "{t}"
+        );
+        let mode = |f: &std::path::Path| std::fs::metadata(f).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&f), 0o600);
+        assert_eq!(super::token(Some(&f)).unwrap(), t);
+        // one of the organiser's, readable by all: taken, made private
+        std::fs::write(&f, "correct horse battery staple\n").unwrap();
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o644)).unwrap();
+        assert_eq!(
+            super::token(Some(&f)).unwrap(),
+            "correct horse battery staple"
+        );
+        assert_eq!(mode(&f), 0o600);
+        // too short to keep anyone out
+        std::fs::write(&f, "1234\n").unwrap();
+        let e = super::token(Some(&f)).unwrap_err().to_string();
+        assert!(e.contains("too short"), "{e}");
+        // without a file: one for this run
+        assert_eq!(super::token(None).unwrap().len(), 64);
+    }
 }

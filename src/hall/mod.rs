@@ -50,6 +50,38 @@ pub const MAX_GAMES: usize = 50_000;
 /// state per event plus one every 5 s, whatever the delay.
 const CLOCK_STATE_EVERY_MS: u64 = 5_000;
 
+/// Bytes of events the feed keeps at most (the oldest go first): with [`FEED_KEPT`] and
+/// [`MAX_EVENT_BYTES`] it bounds the hall's memory whatever the boards send.
+pub const FEED_BYTES_KEPT: usize = 256 << 20;
+
+/// The largest message the hall takes on a board's `events` topic, bytes (a real event is
+/// under 16 KiB: a game's setup of 361 points is the largest).
+pub const MAX_EVENT_BYTES: usize = 64 << 10;
+
+/// The largest `state` message, bytes (a real one is a few KiB).
+pub const MAX_STATE_BYTES: usize = 512 << 10;
+
+/// The largest record (`sgf`), bytes.
+pub const MAX_SGF_BYTES: usize = 1 << 20;
+
+/// The largest `status` or finished game, bytes.
+pub const MAX_SMALL_BYTES: usize = 64 << 10;
+
+/// Values (states, records) kept per board for the public delay at most; past it the oldest
+/// go first (the public then sees a newer state than due rather than the hall growing).
+const DELAYED_KEPT: usize = 2_048;
+
+/// An event whose `seq` is past this is refused (JSON's exact integers end at 2^53; a
+/// board's feed counts one by one from 1).
+pub const MAX_SEQ: u64 = 1 << 53;
+
+/// A board's retained state says which `seq` it has reached; the hall's last taken `seq`
+/// further ahead than this means the board's feed restarted (a new data directory) or an
+/// event came with a forged `seq`: the hall goes back to the state's `seq` so that the
+/// board's real events are not dropped as duplicates. (A state may lag its events by the
+/// few published between its snapshot and its delivery.)
+pub const SEQ_AHEAD_OF_STATE: u64 = 1_000;
+
 /// Latencies kept for the percentiles.
 const LATENCIES_KEPT: usize = 100_000;
 
@@ -82,7 +114,9 @@ impl<T: Clone> Delayed<T> {
     fn push(&mut self, at: u64, v: T, delay: u64) {
         self.values.push_back((at, v));
         let cutoff = at.saturating_sub(delay);
-        while self.values.len() > 1 && self.values[1].0 <= cutoff {
+        while self.values.len() > 1 && self.values[1].0 <= cutoff
+            || self.values.len() > DELAYED_KEPT
+        {
             self.values.pop_front();
         }
     }
@@ -154,6 +188,9 @@ pub struct Hall {
     games: BTreeMap<(String, u64), Arc<GameSummary>>,
     pairings: Vec<Pairing>,
     feed: VecDeque<FeedItem>,
+    /// The bytes of `feed`'s events, and the most it keeps.
+    feed_bytes: usize,
+    feed_bytes_kept: usize,
     next_id: u64,
     latencies: VecDeque<u64>,
 }
@@ -219,6 +256,8 @@ impl Hall {
             games: BTreeMap::new(),
             pairings: Vec::new(),
             feed: VecDeque::new(),
+            feed_bytes: 0,
+            feed_bytes_kept: FEED_BYTES_KEPT,
             next_id: 1,
             latencies: VecDeque::new(),
         }
@@ -261,6 +300,18 @@ impl Hall {
             }
             return Applied::Board;
         }
+        let limit = match kind {
+            BoardTopic::Events => MAX_EVENT_BYTES,
+            BoardTopic::State => MAX_STATE_BYTES,
+            BoardTopic::Sgf => MAX_SGF_BYTES,
+            _ => MAX_SMALL_BYTES,
+        };
+        if payload.len() > limit {
+            return Applied::Ignored(format!(
+                "{} bytes, more than the {limit} the hall takes on this topic",
+                payload.len()
+            ));
+        }
         let delay = self.config.delay_ms;
         if !self.boards.contains_key(&board) && self.boards.len() >= MAX_BOARDS {
             return Applied::Ignored(format!("more than {MAX_BOARDS} boards"));
@@ -280,7 +331,9 @@ impl Hall {
         let ignored = |what: &str, e: serde_json::Error| Applied::Ignored(format!("{what}: {e}"));
         match kind {
             BoardTopic::Status => match serde_json::from_slice::<Status>(payload) {
-                Ok(s) => {
+                Ok(mut s) => {
+                    // the page links to it: a web address or nothing
+                    s.url = s.url.filter(|u| is_web_url(u));
                     entry.status = Some(s);
                     entry.heard_ms = now_ms;
                     Applied::Board
@@ -288,8 +341,20 @@ impl Hall {
                 Err(e) => ignored("status", e),
             },
             BoardTopic::State => match serde_json::from_slice::<StateMessage>(payload) {
+                Ok(s) if !s.state.is_object() => {
+                    Applied::Ignored("state: `state` is not an object".into())
+                }
                 Ok(s) => {
                     entry.heard_ms = now_ms;
+                    if entry.last_seq > s.seq.saturating_add(SEQ_AHEAD_OF_STATE) {
+                        tracing::warn!(
+                            "hall: board {board}'s state is at seq {} but an event had {}: its feed restarted, or the event was forged; taking its events from {} on",
+                            s.seq,
+                            entry.last_seq,
+                            s.seq + 1
+                        );
+                        entry.last_seq = s.seq;
+                    }
                     entry.state.push_state(now_ms, Arc::new(s), delay);
                     Applied::Board
                 }
@@ -322,6 +387,9 @@ impl Hall {
                 let Some(seq) = event.get("seq").and_then(serde_json::Value::as_u64) else {
                     return Applied::Ignored("event without a seq".into());
                 };
+                if seq == 0 || seq > MAX_SEQ {
+                    return Applied::Ignored(format!("event seq {seq}: not a feed's seq"));
+                }
                 entry.heard_ms = now_ms;
                 if seq <= entry.last_seq {
                     entry.duplicates += 1;
@@ -338,13 +406,17 @@ impl Hall {
                 let id = self.next_id;
                 self.next_id += 1;
                 let json = serde_json::json!({"board": board, "event": event}).to_string();
+                self.feed_bytes += json.len();
                 self.feed.push_back(FeedItem {
                     id,
                     at_ms: now_ms,
                     json: Arc::from(json),
                 });
-                if self.feed.len() > FEED_KEPT {
-                    self.feed.pop_front();
+                while self.feed.len() > FEED_KEPT || self.feed_bytes > self.feed_bytes_kept {
+                    match self.feed.pop_front() {
+                        Some(old) => self.feed_bytes -= old.json.len(),
+                        None => break,
+                    }
                 }
                 Applied::Event(id)
             }
@@ -385,6 +457,18 @@ impl Hall {
             })
             .collect();
         v.sort_by(|a, b| board_order(&a.board, &b.board));
+        v
+    }
+
+    /// The boards whose status says `online`, in table order.
+    pub fn online(&self) -> Vec<String> {
+        let mut v: Vec<String> = self
+            .boards
+            .iter()
+            .filter(|(_, b)| b.status.as_ref().is_some_and(|s| s.status == "online"))
+            .map(|(id, _)| id.clone())
+            .collect();
+        v.sort_by(|a, b| board_order(a, b));
         v
     }
 
@@ -525,6 +609,17 @@ impl Hall {
             max_ms: v.last().copied(),
         }
     }
+}
+
+/// `url` is an absolute http(s) address the hall's page may link to: no other scheme
+/// (`javascript:`), no spaces, quotes or angle brackets, at most 2,048 bytes.
+fn is_web_url(url: &str) -> bool {
+    let lower = url.get(..8).unwrap_or(url).to_ascii_lowercase();
+    (lower.starts_with("http://") || lower.starts_with("https://"))
+        && url.len() <= 2048
+        && !url
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control() || "\"'<>`\\".contains(c))
 }
 
 /// A game as the results count it: board, round, Black, White.

@@ -357,9 +357,14 @@ fn report(expected: &[String], answers: Vec<CommandAnswer>) -> Report {
             refused.push(a);
         }
     }
+    let answered: std::collections::HashSet<&str> = done
+        .iter()
+        .map(String::as_str)
+        .chain(refused.iter().map(|r| r.board.as_str()))
+        .collect();
     let missing = expected
         .iter()
-        .filter(|b| !done.contains(b) && !refused.iter().any(|r| &r.board == *b))
+        .filter(|b| !answered.contains(b.as_str()))
         .cloned()
         .collect();
     done.sort_by(|a, b| super::board_order(a, b));
@@ -409,8 +414,10 @@ async fn start_round(
             format!("no pairings for round {round:?} (POST /api/v1/pairings first)"),
         );
     }
-    // every board at once: one command each, answers collected together
-    let sends = games.iter().map(|p| {
+    // every board at once: one command each, answers collected together; a board the hall
+    // does not see online is reported missing at once (its command would only expire)
+    let online: std::collections::HashSet<String> = s.lock().online().into_iter().collect();
+    let sends = games.iter().filter(|p| online.contains(&p.table)).map(|p| {
         let mut game = serde_json::json!({
             "black": p.black, "white": p.white, "round": p.round,
         });
@@ -460,13 +467,7 @@ async fn start_round(
 }
 
 async fn to_every_board(s: &HallState, command: HallCommand) -> Response {
-    let online: Vec<String> = s
-        .lock()
-        .boards(now_ms(), true)
-        .into_iter()
-        .filter(|b| b.online)
-        .map(|b| b.board)
-        .collect();
+    let online: Vec<String> = s.lock().online();
     match s
         .link
         .command(&Target::All, &command, online.len(), ANSWER_WAIT)

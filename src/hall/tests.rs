@@ -265,3 +265,139 @@ fn a_flood_of_boards_or_games_is_bounded() {
     }
     assert_eq!(h.boards(0, true).len(), MAX_BOARDS);
 }
+
+#[test]
+fn a_forged_seq_or_a_restarted_feed_is_healed_by_the_next_state() {
+    let mut h = hall();
+    let topics = BoardTopics::new("h", "1");
+    for seq in 1..=3 {
+        h.apply(&topics.events(), &event(seq, "move"), None, 1000);
+    }
+    // nonsense seqs are refused outright
+    for seq in [0, MAX_SEQ + 1, u64::MAX] {
+        let bad = serde_json::json!({"seq": seq, "kind": "move"}).to_string();
+        assert!(matches!(
+            h.apply(&topics.events(), bad.as_bytes(), None, 1000),
+            Applied::Ignored(_)
+        ));
+    }
+    // a forged event far ahead: taken once, the board's real ones look like duplicates …
+    h.apply(&topics.events(), &event(MAX_SEQ, "move"), None, 1000);
+    assert_eq!(
+        h.apply(&topics.events(), &event(4, "move"), None, 1000),
+        Applied::Duplicate
+    );
+    // … until the board's next state says where its feed is
+    h.apply(
+        &topics.state(),
+        &state("1", 4, serde_json::json!({})),
+        None,
+        1001,
+    );
+    assert!(matches!(
+        h.apply(&topics.events(), &event(5, "move"), None, 1002),
+        Applied::Event(_)
+    ));
+    assert_eq!(feed_seqs(&h, "1", 2000, true), [1, 2, 3, MAX_SEQ, 5]);
+
+    // a board whose data directory was replaced counts from 1 again
+    let b = BoardTopics::new("h", "2");
+    for seq in 5_000..5_010 {
+        h.apply(&b.events(), &event(seq, "move"), None, 1000);
+    }
+    h.apply(
+        &b.state(),
+        &state("2", 0, serde_json::json!({})),
+        None,
+        1001,
+    );
+    for seq in 1..=3 {
+        assert!(matches!(
+            h.apply(&b.events(), &event(seq, "move"), None, 1002),
+            Applied::Event(_)
+        ));
+    }
+    // a state a little behind its events (published between its snapshot and delivery)
+    // changes nothing
+    h.apply(
+        &b.state(),
+        &state("2", 1, serde_json::json!({})),
+        None,
+        1003,
+    );
+    assert_eq!(
+        h.apply(&b.events(), &event(3, "move"), None, 1004),
+        Applied::Duplicate
+    );
+}
+
+#[test]
+fn oversized_or_mistyped_messages_and_foreign_links_are_refused() {
+    let mut h = hall();
+    let topics = BoardTopics::new("h", "1");
+    h.apply(
+        &topics.state(),
+        &state("1", 1, serde_json::json!({})),
+        None,
+        1000,
+    );
+    let big = serde_json::json!({"seq": 2, "kind": "call", "text": "x".repeat(MAX_EVENT_BYTES)});
+    assert!(matches!(
+        h.apply(&topics.events(), big.to_string().as_bytes(), None, 1000),
+        Applied::Ignored(_)
+    ));
+    let huge = serde_json::json!({"board": "1", "seq": 2, "unix_ms": 0, "state": {"x": "y".repeat(MAX_STATE_BYTES)}});
+    assert!(matches!(
+        h.apply(&topics.state(), huge.to_string().as_bytes(), None, 1000),
+        Applied::Ignored(_)
+    ));
+    let not_object = serde_json::json!({"board": "1", "seq": 2, "unix_ms": 0, "state": "<img>"});
+    assert!(matches!(
+        h.apply(
+            &topics.state(),
+            not_object.to_string().as_bytes(),
+            None,
+            1000
+        ),
+        Applied::Ignored(_)
+    ));
+    assert_eq!(h.boards(1000, true)[0].seq, 1, "the last good state stays");
+    let sgf = vec![b'('; MAX_SGF_BYTES + 1];
+    assert!(matches!(
+        h.apply(&topics.sgf(), &sgf, None, 1000),
+        Applied::Ignored(_)
+    ));
+    // the page links only to web addresses
+    for (url, kept) in [
+        ("javascript:alert(1)", false),
+        ("JavaScript:alert(1)", false),
+        ("http://x\" onmouseover=\"alert(1)", false),
+        ("data:text/html,<b>", false),
+        ("https://board-7.local:8080/", true),
+        ("HTTP://10.0.0.7/", true),
+    ] {
+        let s = serde_json::json!({"status": "online", "board": "1", "version": "1", "url": url});
+        h.apply(&topics.status(), s.to_string().as_bytes(), None, 1000);
+        assert_eq!(h.boards(1000, true)[0].url.is_some(), kept, "{url}");
+    }
+}
+
+#[test]
+fn the_feed_keeps_a_bounded_number_of_bytes() {
+    let mut h = hall();
+    h.feed_bytes_kept = 100_000;
+    let topics = BoardTopics::new("h", "1");
+    let text = "x".repeat(10_000);
+    for seq in 1..=100 {
+        let e = serde_json::json!({"seq": seq, "kind": "call", "text": text});
+        h.apply(&topics.events(), e.to_string().as_bytes(), None, 1000);
+    }
+    let kept = feed_seqs(&h, "1", 1000, true);
+    assert!((8..=10).contains(&kept.len()), "{}", kept.len());
+    assert_eq!(*kept.last().unwrap(), 100, "the newest stay");
+    assert!(h.feed_bytes <= 100_000);
+    assert_eq!(
+        h.feed_bytes,
+        h.feed.iter().map(|f| f.json.len()).sum::<usize>()
+    );
+}

@@ -81,14 +81,28 @@ impl std::str::FromStr for BrokerUrl {
             return Err(bad());
         };
         let rest = rest.strip_suffix('/').unwrap_or(rest);
-        let (host, port) = match rest.rsplit_once(':') {
+        let port_of = |p: &str| p.parse::<u16>().ok().filter(|&p| p != 0).ok_or_else(bad);
+        let (host, port) = if let Some(v6) = rest.strip_prefix('[') {
             // an IPv6 address in brackets, with or without a port
-            _ if rest.starts_with('[') && rest.ends_with(']') => (rest, None),
-            Some((h, p)) => (h, Some(p.parse::<u16>().map_err(|_| bad())?)),
-            None => (rest, None),
+            let (host, after) = v6.split_once(']').ok_or_else(bad)?;
+            if host.parse::<std::net::Ipv6Addr>().is_err() {
+                return Err(bad());
+            }
+            match after {
+                "" => (host, None),
+                p => (host, Some(port_of(p.strip_prefix(':').ok_or_else(bad)?)?)),
+            }
+        } else {
+            match rest.split_once(':') {
+                Some((h, p)) => (h, Some(port_of(p)?)),
+                None => (rest, None),
+            }
         };
-        let host = host.trim_start_matches('[').trim_end_matches(']');
-        if host.is_empty() || host.contains(['/', '@', '?', '#', ' ']) || port == Some(0) {
+        let name_ok = |h: &str| {
+            h.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.' || b == b'_')
+        };
+        if host.is_empty() || !(host.contains(':') || name_ok(host)) {
             return Err(bad());
         }
         Ok(BrokerUrl {
@@ -500,7 +514,18 @@ mod tests {
         let u: BrokerUrl = "mqtt://[::1]:1884".parse().unwrap();
         assert_eq!((u.host.as_str(), u.port), ("::1", 1884));
         assert_eq!(u.to_string(), "mqtt://[::1]:1884");
+        let u: BrokerUrl = "mqtts://[fe80::2]".parse().unwrap();
+        assert_eq!((u.host.as_str(), u.port), ("fe80::2", 8883));
         for bad in [
+            "mqtt://[::1",
+            "mqtt://[::1]x",
+            "mqtt://[::1]:",
+            "mqtt://[nonsense]:1883",
+            "mqtt://::1",
+            "mqtt://host:1883:1884",
+            "mqtt://ho st",
+            "mqtt://host:",
+            "mqtt://[]",
             "",
             "broker:1883",
             "http://broker",

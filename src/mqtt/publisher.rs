@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use rumqttc::v5::mqttbytes::v5::{LastWill, Packet, PublishProperties};
+use rumqttc::v5::mqttbytes::v5::{LastWill, Packet, Publish, PublishProperties};
 use rumqttc::v5::mqttbytes::QoS;
 use rumqttc::v5::{AsyncClient, Event as MqttEvent};
 use tokio::sync::{mpsc, watch};
@@ -303,6 +303,16 @@ async fn connection(ctx: &Ctx, acked: &mut u64, stop: &mut watch::Receiver<bool>
     let mut log = ctx.shared.log.subscribe();
     let mut snapshots = ctx.shared.snapshot.clone();
     let (answers_tx, mut answers) = mpsc::channel::<(String, Option<Bytes>, Vec<u8>)>(64);
+    // The hall's commands run one after another, in the order they came (a pause sent after
+    // a round start pauses the round's clocks); the worker ends with this connection.
+    let (commands, commands_rx) = mpsc::channel::<Publish>(COMMANDS_QUEUED);
+    let _worker = AbortOnDrop(tokio::spawn(command_worker(
+        ctx.settings.board.clone(),
+        ctx.api.clone(),
+        ctx.counters.clone(),
+        commands_rx,
+        answers_tx,
+    )));
     let mut tick = tokio::time::interval(Duration::from_millis(100));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut saved = (*acked, Instant::now());
@@ -347,7 +357,9 @@ async fn connection(ctx: &Ctx, acked: &mut u64, stop: &mut watch::Receiver<bool>
                     }
                 }
                 Ok(MqttEvent::Incoming(Packet::Publish(p))) => {
-                    conn.command(p, answers_tx.clone());
+                    if commands.try_send(p).is_err() {
+                        tracing::warn!("MQTT: more than {COMMANDS_QUEUED} of the hall's commands wait; one dropped (the hall sees no answer)");
+                    }
                 }
                 Ok(MqttEvent::Incoming(Packet::Disconnect(d))) => {
                     return lost(format!("the broker disconnected ({:?})", d.reason_code), connected);
@@ -598,44 +610,6 @@ impl Conn<'_> {
         }
     }
 
-    /// Carries out a command from the hall through the board's API, off this task; the answer
-    /// comes back through `answers` to be published on the request's response topic.
-    fn command(
-        &self,
-        p: rumqttc::v5::mqttbytes::v5::Publish,
-        answers: mpsc::Sender<(String, Option<Bytes>, Vec<u8>)>,
-    ) {
-        let props = p.properties.unwrap_or_default();
-        let board = self.ctx.settings.board.clone();
-        let api = self.ctx.api.clone();
-        let counters = self.ctx.counters.clone();
-        tokio::spawn(async move {
-            let answer = match serde_json::from_slice::<HallCommand>(&p.payload) {
-                Ok(cmd) => {
-                    let (path, body) = cmd.request();
-                    let (status, body) = api.post(path, body).await;
-                    CommandAnswer {
-                        board,
-                        command: cmd.name().into(),
-                        status,
-                        body,
-                    }
-                }
-                Err(e) => CommandAnswer {
-                    board,
-                    command: "invalid".into(),
-                    status: 400,
-                    body: serde_json::json!({"error": format!("not a command: {e}")}),
-                },
-            };
-            counters.commands.fetch_add(1, Ordering::AcqRel);
-            if let Some(topic) = props.response_topic {
-                let payload = serde_json::to_vec(&answer).unwrap_or_default();
-                let _ = answers.send((topic, props.correlation_data, payload)).await;
-            }
-        });
-    }
-
     /// At a stop: the events not yet sent and `offline`, then waits (at most [`DRAIN`]) for
     /// their acknowledgements and disconnects.
     async fn drain(&mut self, eventloop: &mut rumqttc::v5::EventLoop, acked: &mut u64) {
@@ -688,4 +662,61 @@ fn hash(s: &str) -> u64 {
     s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })
+}
+
+/// The hall's commands a board keeps waiting at most; more are dropped (the hall reports the
+/// board as not answering after its 5 s).
+const COMMANDS_QUEUED: usize = 32;
+
+/// Aborts a task when dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Carries out the hall's commands through the board's API, one at a time in the order they
+/// came; each answer goes back through `answers` to be published on the request's response
+/// topic (MQTT 5 request/response).
+async fn command_worker(
+    board: String,
+    api: Arc<dyn LocalApi>,
+    counters: Arc<MqttCounters>,
+    mut commands: mpsc::Receiver<Publish>,
+    answers: mpsc::Sender<(String, Option<Bytes>, Vec<u8>)>,
+) {
+    while let Some(p) = commands.recv().await {
+        let props = p.properties.unwrap_or_default();
+        let answer = match serde_json::from_slice::<HallCommand>(&p.payload) {
+            Ok(cmd) => {
+                let (path, body) = cmd.request();
+                let (status, body) = api.post(path, body).await;
+                CommandAnswer {
+                    board: board.clone(),
+                    command: cmd.name().into(),
+                    status,
+                    body,
+                }
+            }
+            Err(e) => CommandAnswer {
+                board: board.clone(),
+                command: "invalid".into(),
+                status: 400,
+                body: serde_json::json!({"error": format!("not a command: {e}")}),
+            },
+        };
+        counters.commands.fetch_add(1, Ordering::AcqRel);
+        if let Some(topic) = props.response_topic {
+            let payload = serde_json::to_vec(&answer).unwrap_or_default();
+            if answers
+                .send((topic, props.correlation_data, payload))
+                .await
+                .is_err()
+            {
+                return;
+            }
+        }
+    }
 }

@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use crate::support::{free_port, refereed_line, root, state_on};
+use crate::support::{refereed_line, root, spawn_service, state_on};
 
 /// Lines of a child's standard output, as they come.
 fn lines(out: impl std::io::Read + Send + 'static) -> mpsc::Receiver<String> {
@@ -168,34 +168,36 @@ fn a_board_calibrated_with_a_dead_and_a_swapped_sensor_then_plays_a_game_exactly
     assert_eq!(decoded.calibration.size().get(), 19);
 
     // the service plays the game on the calibrated board
-    let port = free_port();
-    let _run = Kill(
+    let (run, port) = spawn_service(
         Command::new(env!("CARGO_BIN_EXE_smartgoban"))
             .arg("run")
             .arg("--serial")
             .arg(&link)
             .arg("--game")
             .arg(&game)
-            .arg("--http")
-            .arg(format!("127.0.0.1:{port}"))
+            .args(["--http", "127.0.0.1:0"])
             .arg("--data-dir")
             .arg(dir.path().join("run"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
+            .stderr(Stdio::null()),
     );
+    let _run = Kill(run);
     let record =
         smartgoban::rules::GameRecord::from_sgf_bytes(&std::fs::read(&game).unwrap()).unwrap();
     let want = refereed_line(&record);
     let deadline = Instant::now() + Duration::from_secs(300);
+    let mut last = None;
     let state = loop {
         if let Some(s) = state_on(port) {
             if s["move_number"].as_u64() == Some(want.len() as u64) {
                 break s;
             }
+            last = Some(s);
         }
-        assert!(Instant::now() < deadline, "the game was not played out");
+        assert!(
+            Instant::now() < deadline,
+            "the game was not played out ({} moves): {last:?}",
+            want.len()
+        );
         std::thread::sleep(Duration::from_millis(200));
     };
     let sensors = &state["sensors"];

@@ -3,7 +3,7 @@
 
 use std::process::{Command, Output};
 
-use crate::support::{corpus_files, free_port, root, rt, state_on};
+use crate::support::{corpus_files, root, rt, state_on};
 
 fn smartgoban(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_smartgoban"))
@@ -73,16 +73,14 @@ fn wait_state(port: u16, what: &str, is: impl Fn(&serde_json::Value) -> bool) ->
 fn run_before_the_board_is_plugged_in_serves_and_connects_when_it_appears() {
     let dir = tempfile::tempdir().unwrap();
     let link = dir.path().join("board");
-    let port = free_port();
-    let mut run = Command::new(env!("CARGO_BIN_EXE_smartgoban"))
-        .args(["run", "--serial", link.to_str().unwrap(), "--http"])
-        .arg(format!("127.0.0.1:{port}"))
-        .arg("--data-dir")
-        .arg(dir.path().join("data"))
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let (mut run, port) = crate::support::spawn_service(
+        Command::new(env!("CARGO_BIN_EXE_smartgoban"))
+            .args(["run", "--serial", link.to_str().unwrap()])
+            .args(["--http", "127.0.0.1:0"])
+            .arg("--data-dir")
+            .arg(dir.path().join("data"))
+            .stderr(std::process::Stdio::null()),
+    );
     let waiting = wait_state(port, "the state says it waits", |s| {
         s["link"]["error"]
             .as_str()
@@ -760,7 +758,6 @@ fn the_readmes_sim_and_run_lines_play_a_game_with_setup_stones() {
             })
             .collect()
     };
-    let port = free_port();
     let spawn = |args: Vec<String>| {
         Command::new(env!("CARGO_BIN_EXE_smartgoban"))
             .args(args)
@@ -774,11 +771,16 @@ fn the_readmes_sim_and_run_lines_play_a_game_with_setup_stones() {
     let mut run_args = words(commands[1]);
     run_args.extend([
         "--http".to_string(),
-        format!("127.0.0.1:{port}"),
+        "127.0.0.1:0".to_string(),
         "--data-dir".to_string(),
         dir.path().join("data").to_str().unwrap().to_string(),
     ]);
-    let mut run = spawn(run_args);
+    let (mut run, port) = crate::support::spawn_service(
+        Command::new(env!("CARGO_BIN_EXE_smartgoban"))
+            .args(run_args)
+            .current_dir(root())
+            .stderr(std::process::Stdio::null()),
+    );
     let record =
         smartgoban::rules::GameRecord::from_sgf_bytes(&std::fs::read(&game).unwrap()).unwrap();
     assert!(!record.setup.is_empty(), "a game with setup stones");

@@ -10,9 +10,9 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use smartgoban::hall::subscriber::{HallLink, HallMqtt};
+use smartgoban::hall::subscriber::{HallLink, HallMqtt, Target};
 use smartgoban::hall::{Hall, HallConfig};
-use smartgoban::mqtt::{BrokerUrl, MqttSettings};
+use smartgoban::mqtt::{BrokerUrl, HallCommand, MqttSettings};
 use smartgoban::sim::{NoiseModel, Source, Speed};
 
 use crate::support::{free_port, rt, Rig, RigOptions};
@@ -428,8 +428,9 @@ fn a_board_killed_without_a_goodbye_is_offline_within_the_keepalive() {
         })
         .await;
         let took = killed.elapsed();
-        // 1.5 × 10 s from the last packet, plus the broker's once-a-second check and a loaded machine
-        assert!(took <= Duration::from_secs(18), "offline after {took:?}");
+        // 1.5 × 10 s from the last packet, plus the broker's periodic check and a loaded
+        // machine: README's promise is 2 × keepalive
+        assert!(took <= Duration::from_secs(20), "offline after {took:?}");
         let now = smartgoban::store::unix_now_ms() as u64;
         assert_eq!(hall.hall.lock().unwrap().orphans(now), ["4"]);
     });
@@ -545,6 +546,28 @@ fn a_round_started_from_the_hall_reaches_every_board_and_the_results_table_follo
             })
             .await;
         }
+        // commands sent back to back are carried out in the order sent: the last delay stays
+        let sends = (1..=20u32).map(|delay_s| {
+            let link = hall.link.clone();
+            async move {
+                link.command(
+                    &Target::Board("1".into()),
+                    &HallCommand::BroadcastDelay { delay_moves: 0, delay_s },
+                    1,
+                    Duration::from_secs(30),
+                )
+                .await
+                .unwrap()
+            }
+        });
+        let answers = futures_util::future::join_all(sends).await;
+        let delays: Vec<u64> = answers
+            .iter()
+            .map(|a| a[0].body["delay_s"].as_u64().unwrap())
+            .collect();
+        assert_eq!(delays, (1..=20).collect::<Vec<u64>>(), "each answer is the delay it set");
+        let delay = rigs[0].get_json("/api/v1/broadcast", true).await;
+        assert_eq!(delay["delay_s"], 20, "{delay}");
         // pause: every board answers
         let r = post("/api/v1/clock/pause", serde_json::json!({})).await.unwrap();
         let report: serde_json::Value = r.json().await.unwrap();

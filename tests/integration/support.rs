@@ -663,3 +663,35 @@ pub fn free_port() -> u16 {
         .unwrap()
         .port()
 }
+
+/// Starts `smartgoban run` (`cmd`, with `--http 127.0.0.1:0`) and reads the port its API
+/// took from its first line ("… API on http://127.0.0.1:PORT/api/v1/state …"): no port is
+/// picked in advance that another test's connection could take first. The rest of its
+/// standard output is read and dropped.
+pub fn spawn_service(cmd: &mut std::process::Command) -> (std::process::Child, u16) {
+    use std::io::BufRead;
+    let mut child = cmd.stdout(std::process::Stdio::piped()).spawn().unwrap();
+    let out = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(out).lines() {
+            let Ok(line) = line else { return };
+            if let Some(rest) = line.split("API on http://").nth(1) {
+                let port = rest
+                    .split('/')
+                    .next()
+                    .and_then(|a| a.parse::<std::net::SocketAddr>().ok())
+                    .map(|a| a.port());
+                let _ = tx.send(port);
+            }
+        }
+    });
+    match rx.recv_timeout(std::time::Duration::from_secs(120)) {
+        Ok(Some(port)) => (child, port),
+        other => {
+            let _ = child.kill();
+            let status = child.wait();
+            panic!("the service did not say where its API is ({other:?}, {status:?})")
+        }
+    }
+}
