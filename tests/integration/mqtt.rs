@@ -133,15 +133,26 @@ struct TestHall {
 
 impl TestHall {
     fn start(broker: &Broker, hall_id: &str) -> TestHall {
+        TestHall::connect(broker.url(), None, hall_id, 0)
+    }
+
+    /// A hall `hall_id` with the public delay `delay_ms` on the broker at `url`, as the user
+    /// `credentials`.
+    fn connect(
+        url: BrokerUrl,
+        credentials: Option<(String, String)>,
+        hall_id: &str,
+        delay_ms: u64,
+    ) -> TestHall {
         let hall = Arc::new(Mutex::new(Hall::new(HallConfig {
             hall: hall_id.into(),
             orphan_after_ms: 30_000,
-            delay_ms: 0,
+            delay_ms,
         })));
         let link = HallLink::start(
             HallMqtt {
-                url: broker.url(),
-                credentials: None,
+                url,
+                credentials,
                 ca_file: None,
                 hall: hall_id.into(),
             },
@@ -703,23 +714,12 @@ fn the_readmes_acl_keeps_each_board_to_its_own_topics() {
     broker.up();
     rt().block_on(async {
         use rumqttc::v5::mqttbytes::v5::PubAckReason;
-        let hall = Arc::new(Mutex::new(Hall::new(HallConfig {
-            hall: "open2026".into(),
-            orphan_after_ms: 30_000,
-            delay_ms: 0,
-        })));
-        let link = HallLink::start(
-            HallMqtt {
-                url: broker.url(),
-                credentials: Some(("hall".into(), "pw".into())),
-                ca_file: None,
-                hall: "open2026".into(),
-            },
-            hall.clone(),
-            Arc::new(tokio::sync::Notify::new()),
-        )
-        .unwrap();
-        let test_hall = TestHall { hall, link };
+        let test_hall = TestHall::connect(
+            broker.url(),
+            Some(("hall".into(), "pw".into())),
+            "open2026",
+            0,
+        );
         let mut rigs = Vec::new();
         for board in ["1", "2"] {
             let mut rig = Rig::script("size 19\n", NoiseModel::Clean, 1, Speed::Max).await;
@@ -790,23 +790,13 @@ fn the_readmes_acl_keeps_each_board_to_its_own_topics() {
 #[test]
 fn the_halls_feed_and_views_are_live_for_the_referee_and_delayed_for_the_public() {
     rt().block_on(async {
-        let hall = Arc::new(Mutex::new(Hall::new(HallConfig {
-            hall: "h".into(),
-            orphan_after_ms: 30_000,
-            delay_ms: 600_000,
-        })));
         // a broker that is not there: the hall keeps trying, and serves what it has
-        let link = HallLink::start(
-            HallMqtt {
-                url: format!("mqtt://127.0.0.1:{}", free_port()).parse().unwrap(),
-                credentials: None,
-                ca_file: None,
-                hall: "h".into(),
-            },
-            hall.clone(),
-            Arc::new(tokio::sync::Notify::new()),
-        )
-        .unwrap();
+        let TestHall { hall, link } = TestHall::connect(
+            format!("mqtt://127.0.0.1:{}", free_port()).parse().unwrap(),
+            None,
+            "h",
+            600_000,
+        );
         let changed = Arc::new(tokio::sync::Notify::new());
         let state = Arc::new(smartgoban::hall::server::HallState {
             hall: hall.clone(),
