@@ -56,6 +56,7 @@ pub struct HallLink {
     waiters: Waiters,
     next: Arc<AtomicU64>,
     connected: Arc<AtomicBool>,
+    connects: Arc<AtomicU64>,
 }
 
 impl HallLink {
@@ -90,6 +91,7 @@ impl HallLink {
             waiters: Arc::default(),
             next: Arc::new(AtomicU64::new(1)),
             connected: Arc::default(),
+            connects: Arc::default(),
         };
         tokio::spawn(link.clone().run(eventloop, mqtt.url, hall, changed));
         Ok(link)
@@ -98,6 +100,11 @@ impl HallLink {
     /// Connected to the broker now.
     pub fn is_connected(&self) -> bool {
         self.connected.load(Ordering::Acquire)
+    }
+
+    /// Connections made to the broker since the start (1 while the first holds).
+    pub fn connections(&self) -> u64 {
+        self.connects.load(Ordering::Acquire)
     }
 
     async fn run(
@@ -119,6 +126,7 @@ impl HallLink {
             match eventloop.poll().await {
                 Ok(MqttEvent::Incoming(Packet::ConnAck(_))) => {
                     self.connected.store(true, Ordering::Release);
+                    self.connects.fetch_add(1, Ordering::AcqRel);
                     tracing::info!("hall: connected to {url}");
                     last_error.clear();
                     for t in &board_topics {

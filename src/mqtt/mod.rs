@@ -124,6 +124,11 @@ impl std::fmt::Display for BrokerUrl {
     }
 }
 
+/// The largest packet a smartgoban client takes from its broker, bytes: a record of 1 MiB
+/// (the hall's limit, [`crate::hall::MAX_SGF_BYTES`]) with its topic and properties. States
+/// and events are a few KiB.
+pub const MAX_PACKET_BYTES: u32 = (1 << 20) + (16 << 10);
+
 /// Checks a hall or board id: one topic level of 1–64 letters, digits, `-` or `_` (no `/`,
 /// `+`, `#`: they would change which topics a subscription or an ACL matches).
 ///
@@ -484,8 +489,10 @@ pub fn client_options(
     // rumqttc takes 5 s at least (it panics below)
     options.set_keep_alive(keepalive.max(MIN_KEEPALIVE));
     options.set_clean_start(true);
-    // State snapshots and records are a few kB; a game's SGF at most a few hundred.
-    options.set_max_packet_size(Some(4 * 1024 * 1024));
+    // Sent as the CONNECT's Maximum Packet Size (MQTT 5 §3.1.2.11.4): the broker does not
+    // send this client a bigger message (a hostile retained one would otherwise break the
+    // connection at every reconnect).
+    options.set_max_packet_size(Some(MAX_PACKET_BYTES));
     if let Some((user, password)) = credentials {
         options.set_credentials(user.clone(), password.clone());
     }

@@ -628,6 +628,66 @@ fn a_round_started_from_the_hall_reaches_every_board_and_the_results_table_follo
     });
 }
 
+/// Polls `eventloop` until `n` PUBACKs came.
+async fn pubacks(n: usize, eventloop: &mut rumqttc::v5::EventLoop) {
+    let mut acks = 0;
+    while acks < n {
+        if let rumqttc::v5::Event::Incoming(rumqttc::v5::mqttbytes::v5::Packet::PubAck(_)) =
+            eventloop.poll().await.unwrap()
+        {
+            acks += 1;
+        }
+    }
+}
+
+/// A retained message far bigger than the hall takes (a broken or hostile publisher) does not
+/// cut the hall off: the hall's CONNECT says its Maximum Packet Size (MQTT 5), the broker
+/// keeps the message from it, and the hall takes the other boards' messages on its first
+/// connection.
+#[test]
+fn an_oversized_retained_message_does_not_cut_the_hall_off() {
+    use rumqttc::v5::mqttbytes::QoS;
+    let Some(broker) = Broker::start() else {
+        return;
+    };
+    rt().block_on(async {
+        let options = rumqttc::v5::MqttOptions::new("hostile", "127.0.0.1", broker.port);
+        let (client, mut eventloop) = rumqttc::v5::AsyncClient::new(options, 10);
+        let state = |seq: u64| {
+            serde_json::json!({"board": "8", "seq": seq, "unix_ms": 0, "state": {"move_number": seq}})
+                .to_string()
+        };
+        let publish = |topic: &str, payload: Vec<u8>, retain: bool| {
+            let client = client.clone();
+            let topic = topic.to_string();
+            async move {
+                client
+                    .publish(topic, QoS::AtLeastOnce, retain, payload)
+                    .await
+                    .unwrap()
+            }
+        };
+        // 5 MiB on board 9's state, retained, then a good state of board 8
+        publish("smartgoban/v1/big/board/9/state", vec![b'x'; 5 << 20], true).await;
+        publish("smartgoban/v1/big/board/8/state", state(1).into_bytes(), true).await;
+        pubacks(2, &mut eventloop).await;
+        let hall = TestHall::start(&broker, "big");
+        until(Duration::from_secs(30), "board 8 at the hall", || {
+            hall.board("8").is_some_and(|b| b.seq == 1)
+        })
+        .await;
+        // the next message comes through the same connection
+        publish("smartgoban/v1/big/board/8/state", state(2).into_bytes(), true).await;
+        pubacks(1, &mut eventloop).await;
+        until(Duration::from_secs(30), "board 8's next state", || {
+            hall.board("8").is_some_and(|b| b.seq == 2)
+        })
+        .await;
+        assert_eq!(hall.link.connections(), 1, "the hall reconnected");
+        assert!(hall.board("9").is_none(), "the oversized state was taken");
+    });
+}
+
 /// The README's Mosquitto ACL, as written there (the indented block after its
 /// `# /etc/mosquitto/smartgoban.acl` line).
 fn readme_acl() -> String {
