@@ -65,6 +65,11 @@ fn token(file: Option<&std::path::Path>) -> anyhow::Result<String> {
             "the token in {} is too short: at least {MIN_TOKEN_LEN} characters (delete the file to have one made)",
             f.display()
         );
+        anyhow::ensure!(
+            t.chars().all(|c| c == ' ' || c.is_ascii_graphic()),
+            "the token in {} has a line break or characters an Authorization header cannot carry: use one line of ASCII letters, digits and punctuation",
+            f.display()
+        );
         token::keep_private(f);
         return Ok(t);
     }
@@ -172,6 +177,9 @@ mod tests {
         std::fs::write(&f, "1234\n").unwrap();
         let e = super::token(Some(&f)).unwrap_err().to_string();
         assert!(e.contains("too short"), "{e}");
+        std::fs::write(&f, "correct horse\nbattery staple\n").unwrap();
+        let e = super::token(Some(&f)).unwrap_err().to_string();
+        assert!(e.contains("Authorization header"), "{e}");
         // without a file: one for this run
         assert_eq!(super::token(None).unwrap().len(), 64);
     }

@@ -11,6 +11,7 @@
 //! board's status, state, record and finished games, and the hall's pairings) rebuild it, and
 //! each board's own API keeps its history.
 
+pub mod kept;
 pub mod pairings;
 pub mod results;
 pub mod server;
@@ -21,7 +22,8 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::mqtt::{parse_board_topic, BoardTopic, GameSummary, StateMessage, Status};
+use crate::mqtt::{parse_board_topic, BoardTopic, GameSummary, Status};
+use kept::{Delayed, KeptState, RawJson};
 pub use pairings::Pairing;
 
 /// The hall's settings.
@@ -67,9 +69,12 @@ pub const MAX_SGF_BYTES: usize = 1 << 20;
 /// The largest `status` or finished game, bytes.
 pub const MAX_SMALL_BYTES: usize = 64 << 10;
 
-/// Values (states, records) kept per board for the public delay at most; past it the oldest
-/// go first (the public then sees a newer state than due rather than the hall growing).
-const DELAYED_KEPT: usize = 2_048;
+/// Bytes of states kept per board for the public delay at most (a real board's states over
+/// a 15-minute delay take under 2 MiB); the newest is always kept.
+pub const STATE_BYTES_KEPT: usize = 4 << 20;
+
+/// Bytes of records kept per board for the public delay at most.
+pub const SGF_BYTES_KEPT: usize = 4 << 20;
 
 /// An event whose `seq` is past this is refused (JSON's exact integers end at 2^53; a
 /// board's feed counts one by one from 1).
@@ -81,6 +86,10 @@ pub const MAX_SEQ: u64 = 1 << 53;
 /// board's real events are not dropped as duplicates. (A state may lag its events by the
 /// few published between its snapshot and its delivery.)
 pub const SEQ_AHEAD_OF_STATE: u64 = 1_000;
+
+/// A state that comes this long after the hall took an event, and is still behind it, was
+/// published after it: the event's seq was not the board's (ms).
+pub const STATE_LAG_MS: u64 = 5_000;
 
 /// Latencies kept for the percentiles.
 const LATENCIES_KEPT: usize = 100_000;
@@ -96,70 +105,25 @@ pub struct FeedItem {
     pub json: Arc<str>,
 }
 
-/// What one board last said, kept for the delay: the newest value and those younger than the
-/// delay.
-#[derive(Clone, Debug)]
-struct Delayed<T> {
-    values: VecDeque<(u64, T)>,
-}
-
-impl<T: Clone> Delayed<T> {
-    fn new() -> Self {
-        Delayed {
-            values: VecDeque::new(),
-        }
-    }
-
-    /// Adds `v` received at `at`, forgetting what no reader can see any more.
-    fn push(&mut self, at: u64, v: T, delay: u64) {
-        self.values.push_back((at, v));
-        let cutoff = at.saturating_sub(delay);
-        while self.values.len() > 1 && self.values[1].0 <= cutoff
-            || self.values.len() > DELAYED_KEPT
-        {
-            self.values.pop_front();
-        }
-    }
-
-    /// The newest value (`delay` 0) or the newest at least `delay` old at `now`.
-    fn get(&self, now: u64, delay: u64) -> Option<&T> {
-        let cutoff = now.saturating_sub(delay);
-        self.values
-            .iter()
-            .rev()
-            .find(|(at, _)| delay == 0 || *at <= cutoff)
-            .map(|(_, v)| v)
-    }
-}
-
-impl Delayed<Arc<StateMessage>> {
-    /// [`Delayed::push`], but a state that only moves the clocks on (the same `seq`) replaces
-    /// the last kept one when that is younger than [`CLOCK_STATE_EVERY_MS`].
-    fn push_state(&mut self, at: u64, v: Arc<StateMessage>, delay: u64) {
-        let n = self.values.len();
-        if delay > 0 && n >= 2 {
-            let (prev_at, prev) = &self.values[n - 1];
-            let (before_at, before) = &self.values[n - 2];
-            if prev.seq == v.seq
-                && before.seq == v.seq
-                && prev_at.saturating_sub(*before_at) < CLOCK_STATE_EVERY_MS
-            {
-                self.values[n - 1] = (at, v);
-                return;
-            }
-        }
-        self.push(at, v, delay);
-    }
+/// A board's message, read.
+enum Message {
+    Status(Status),
+    State(KeptState),
+    Sgf(Arc<str>),
+    Game(u64, GameSummary),
+    Event(u64, serde_json::Value),
 }
 
 /// One board as the hall knows it.
 #[derive(Clone, Debug)]
 struct BoardEntry {
     status: Option<Status>,
-    state: Delayed<Arc<StateMessage>>,
+    state: Delayed<Arc<KeptState>>,
     sgf: Delayed<Arc<str>>,
-    /// The seq of the last event taken (events at or below it are duplicates).
+    /// The seq of the last event taken (events at or below it are duplicates), and when it
+    /// was taken (ms since the Unix epoch).
     last_seq: u64,
+    last_seq_ms: u64,
     /// When anything was last heard from the board, ms since the Unix epoch.
     heard_ms: u64,
     /// Events taken, and duplicates dropped.
@@ -185,7 +149,8 @@ pub enum Applied {
 pub struct Hall {
     config: HallConfig,
     boards: BTreeMap<String, BoardEntry>,
-    games: BTreeMap<(String, u64), Arc<GameSummary>>,
+    /// Finished games, with when each is due for the public (ms since the Unix epoch).
+    games: BTreeMap<(String, u64), (u64, Arc<GameSummary>)>,
     pairings: Vec<Pairing>,
     feed: VecDeque<FeedItem>,
     /// The bytes of `feed`'s events, and the most it keeps.
@@ -218,7 +183,7 @@ pub struct BoardView {
     /// The board's `GET /api/v1/state` (schema `StateView` of the board's API), as of the
     /// delay for the public.
     #[schema(value_type = Object)]
-    pub state: Option<serde_json::Value>,
+    pub state: Option<RawJson>,
 }
 
 /// One open violation or held ambiguity somewhere in the hall.
@@ -313,71 +278,41 @@ impl Hall {
             ));
         }
         let delay = self.config.delay_ms;
-        if !self.boards.contains_key(&board) && self.boards.len() >= MAX_BOARDS {
-            return Applied::Ignored(format!("more than {MAX_BOARDS} boards"));
-        }
-        let entry = self
-            .boards
-            .entry(board.clone())
-            .or_insert_with(|| BoardEntry {
-                status: None,
-                state: Delayed::new(),
-                sgf: Delayed::new(),
-                last_seq: 0,
-                heard_ms: now_ms,
-                events: 0,
-                duplicates: 0,
-            });
         let ignored = |what: &str, e: serde_json::Error| Applied::Ignored(format!("{what}: {e}"));
-        match kind {
+        // read first: a message that is not one of a board's makes no board
+        let message = match kind {
             BoardTopic::Status => match serde_json::from_slice::<Status>(payload) {
                 Ok(mut s) => {
                     // the page links to it: a web address or nothing
                     s.url = s.url.filter(|u| is_web_url(u));
-                    entry.status = Some(s);
-                    entry.heard_ms = now_ms;
-                    Applied::Board
+                    Message::Status(s)
                 }
-                Err(e) => ignored("status", e),
+                Err(e) => return ignored("status", e),
             },
-            BoardTopic::State => match serde_json::from_slice::<StateMessage>(payload) {
-                Ok(s) if !s.state.is_object() => {
-                    Applied::Ignored("state: `state` is not an object".into())
+            BoardTopic::State => {
+                /// `…/state` as the hall reads it: `state` stays text.
+                #[derive(serde::Deserialize)]
+                struct StateText<'a> {
+                    seq: u64,
+                    #[serde(borrow)]
+                    state: &'a serde_json::value::RawValue,
                 }
-                Ok(s) => {
-                    entry.heard_ms = now_ms;
-                    if entry.last_seq > s.seq.saturating_add(SEQ_AHEAD_OF_STATE) {
-                        tracing::warn!(
-                            "hall: board {board}'s state is at seq {} but an event had {}: its feed restarted, or the event was forged; taking its events from {} on",
-                            s.seq,
-                            entry.last_seq,
-                            s.seq + 1
-                        );
-                        entry.last_seq = s.seq;
-                    }
-                    entry.state.push_state(now_ms, Arc::new(s), delay);
-                    Applied::Board
-                }
-                Err(e) => ignored("state", e),
-            },
-            BoardTopic::Sgf => {
-                entry.heard_ms = now_ms;
-                entry
-                    .sgf
-                    .push(now_ms, Arc::from(String::from_utf8_lossy(payload)), delay);
-                Applied::Board
+                let m = match serde_json::from_slice::<StateText>(payload) {
+                    Ok(m) => m,
+                    Err(e) => return ignored("state", e),
+                };
+                let Some(state) = RawJson::object(m.state.get()) else {
+                    return Applied::Ignored("state: `state` is not an object".into());
+                };
+                Message::State(KeptState { seq: m.seq, state })
             }
+            BoardTopic::Sgf => match std::str::from_utf8(payload) {
+                Ok(text) if text.trim_start().starts_with('(') => Message::Sgf(Arc::from(text)),
+                _ => return Applied::Ignored("sgf: not an SGF record".into()),
+            },
             BoardTopic::Game(key) => match serde_json::from_slice::<GameSummary>(payload) {
-                Ok(g) => {
-                    if self.games.len() >= MAX_GAMES
-                        && !self.games.contains_key(&(board.clone(), key))
-                    {
-                        return Applied::Ignored(format!("more than {MAX_GAMES} finished games"));
-                    }
-                    self.games.insert((board, key), Arc::new(g));
-                    Applied::Board
-                }
-                Err(e) => ignored("game", e),
+                Ok(g) => Message::Game(key, g),
+                Err(e) => return ignored("game", e),
             },
             BoardTopic::Events => {
                 let event: serde_json::Value = match serde_json::from_slice(payload) {
@@ -390,12 +325,75 @@ impl Hall {
                 if seq == 0 || seq > MAX_SEQ {
                     return Applied::Ignored(format!("event seq {seq}: not a feed's seq"));
                 }
-                entry.heard_ms = now_ms;
+                Message::Event(seq, event)
+            }
+            BoardTopic::Cmd => return Applied::Ignored("a command".into()),
+        };
+        if let Message::Game(key, g) = message {
+            if self.games.len() >= MAX_GAMES && !self.games.contains_key(&(board.clone(), key)) {
+                return Applied::Ignored(format!("more than {MAX_GAMES} finished games"));
+            }
+            // due for the public by the hall's clock: a board whose clock runs ahead does not
+            // hide its games
+            let due_ms = (g.unix_ms.max(0) as u64).min(now_ms);
+            self.games.insert((board, key), (due_ms, Arc::new(g)));
+            return Applied::Board;
+        }
+        if !self.boards.contains_key(&board) && self.boards.len() >= MAX_BOARDS {
+            return Applied::Ignored(format!("more than {MAX_BOARDS} boards"));
+        }
+        let entry = self
+            .boards
+            .entry(board.clone())
+            .or_insert_with(|| BoardEntry {
+                status: None,
+                state: Delayed::new(STATE_BYTES_KEPT),
+                sgf: Delayed::new(SGF_BYTES_KEPT),
+                last_seq: 0,
+                last_seq_ms: 0,
+                heard_ms: now_ms,
+                events: 0,
+                duplicates: 0,
+            });
+        entry.heard_ms = now_ms;
+        match message {
+            Message::Status(s) => {
+                entry.status = Some(s);
+                Applied::Board
+            }
+            Message::State(s) => {
+                // A state says which seq the board has reached. It may lag the events sent
+                // between its snapshot and its delivery, but not by much or for long: the
+                // hall's last seq far ahead of it, or still ahead of a state that came
+                // seconds later, is a restarted feed or a forged event.
+                let far_ahead = entry.last_seq > s.seq.saturating_add(SEQ_AHEAD_OF_STATE);
+                let stale = entry.last_seq > s.seq
+                    && now_ms.saturating_sub(entry.last_seq_ms) >= STATE_LAG_MS;
+                if far_ahead || stale {
+                    tracing::warn!(
+                        "hall: board {board}'s state is at seq {} but an event had {}: its feed restarted, or the event was forged; taking its events from {} on",
+                        s.seq,
+                        entry.last_seq,
+                        s.seq + 1
+                    );
+                    entry.last_seq = s.seq;
+                }
+                entry
+                    .state
+                    .push_state(now_ms, Arc::new(s), delay, CLOCK_STATE_EVERY_MS);
+                Applied::Board
+            }
+            Message::Sgf(text) => {
+                entry.sgf.push(now_ms, text, delay);
+                Applied::Board
+            }
+            Message::Event(seq, event) => {
                 if seq <= entry.last_seq {
                     entry.duplicates += 1;
                     return Applied::Duplicate;
                 }
                 entry.last_seq = seq;
+                entry.last_seq_ms = now_ms;
                 entry.events += 1;
                 if let Some(p) = published_ms {
                     if self.latencies.len() == LATENCIES_KEPT {
@@ -420,7 +418,7 @@ impl Hall {
                 }
                 Applied::Event(id)
             }
-            BoardTopic::Cmd => Applied::Ignored("a command".into()),
+            Message::Game(..) => Applied::Board,
         }
     }
 
@@ -450,7 +448,15 @@ impl Hall {
                     silent_s: silent / 1000,
                     url: b.status.as_ref().and_then(|s| s.url.clone()),
                     version: b.status.as_ref().map(|s| s.version.clone()),
-                    game: b.status.as_ref().and_then(|s| s.game.clone()),
+                    // live: the status's; for the public, the delayed state's (the status
+                    // would tell a result before its time)
+                    game: if live {
+                        b.status.as_ref().and_then(|s| s.game.clone())
+                    } else {
+                        state
+                            .and_then(|s| s.state.fields::<GameField>())
+                            .and_then(|g| g.game)
+                    },
                     seq: state.map_or(0, |s| s.seq),
                     state: state.map(|s| s.state.clone()),
                 }
@@ -483,19 +489,31 @@ impl Hall {
 
     /// Every open violation and held ambiguity in the hall, live (for the chief referee).
     pub fn violations(&self, now_ms: u64) -> Vec<HallViolation> {
+        /// The fields of a board's state the list reads.
+        #[derive(serde::Deserialize)]
+        struct Open {
+            #[serde(default)]
+            violations: Vec<serde_json::Value>,
+            #[serde(default)]
+            held: Option<serde_json::Value>,
+        }
         let mut out = Vec::new();
         for b in self.boards(now_ms, true) {
-            let Some(state) = &b.state else { continue };
-            if let Some(list) = state.get("violations").and_then(|v| v.as_array()) {
-                for v in list {
-                    out.push(HallViolation {
-                        board: b.board.clone(),
-                        url: b.url.clone(),
-                        violation: v.clone(),
-                    });
-                }
+            let Some(open) = b.state.as_ref().and_then(|s| s.fields::<Open>()) else {
+                continue;
+            };
+            for v in open.violations {
+                out.push(HallViolation {
+                    board: b.board.clone(),
+                    url: b.url.clone(),
+                    violation: v,
+                });
             }
-            if let Some(held) = state.get("held").filter(|h| !h.is_null()) {
+            // a board held for the referee: `held` names its candidates
+            if let Some(held) = open
+                .held
+                .filter(|h| !h.is_null() && h.as_object().is_some())
+            {
                 out.push(HallViolation {
                     board: b.board.clone(),
                     url: b.url.clone(),
@@ -512,13 +530,14 @@ impl Hall {
         self.boards.get(board)?.sgf.get(now_ms, delay).cloned()
     }
 
-    /// Finished games (the newest summary of each), those older than the delay unless `live`.
+    /// Finished games (the newest summary of each), those older than the delay unless `live`
+    /// (older by the hall's clock: when the game ended, or when the hall got it if the
+    /// board's clock says later).
     pub fn games(&self, now_ms: u64, live: bool) -> Vec<Arc<GameSummary>> {
-        let delay = self.delay(live) as i64;
-        let now = now_ms as i64;
+        let delay = self.delay(live);
         let mut newest: BTreeMap<GameKey, Arc<GameSummary>> = BTreeMap::new();
-        for g in self.games.values() {
-            if g.unix_ms > now - delay {
+        for (due, g) in self.games.values() {
+            if due + delay > now_ms {
                 continue;
             }
             // a result corrected later is published under a new key: the newest counts
@@ -538,9 +557,10 @@ impl Hall {
         newest.into_values().collect()
     }
 
-    /// One finished game.
-    pub fn game(&self, board: &str, key: u64) -> Option<Arc<GameSummary>> {
-        self.games.get(&(board.to_string(), key)).cloned()
+    /// One finished game, if it is older than the delay (`live`: any).
+    pub fn game(&self, board: &str, key: u64, now_ms: u64, live: bool) -> Option<Arc<GameSummary>> {
+        let (due, g) = self.games.get(&(board.to_string(), key))?;
+        (due + self.delay(live) <= now_ms).then(|| g.clone())
     }
 
     /// The R27 table of the finished games ([`results::table`]).
@@ -620,6 +640,13 @@ fn is_web_url(url: &str) -> bool {
         && !url
             .chars()
             .any(|c| c.is_whitespace() || c.is_control() || "\"'<>`\\".contains(c))
+}
+
+/// The `game` field of a board's state.
+#[derive(serde::Deserialize)]
+struct GameField {
+    #[serde(default)]
+    game: Option<serde_json::Value>,
 }
 
 /// A game as the results count it: board, round, Black, White.

@@ -34,7 +34,14 @@ pub enum PairingsError {
     /// Too many rows.
     #[error("more than {0} pairings")]
     TooMany(usize),
+    /// The text is longer than [`MAX_PAIRINGS_BYTES`].
+    #[error("{0} bytes of pairings: at most {MAX_PAIRINGS_BYTES} (the broker keeps them for a restarted hall)")]
+    TooLong(usize),
 }
+
+/// The longest pairings text taken, bytes: it is kept on the broker as one retained message,
+/// which the hall reads back after a restart (within [`crate::mqtt::MAX_PACKET_BYTES`]).
+pub const MAX_PAIRINGS_BYTES: usize = 4 << 20;
 
 /// Pairings kept at most (a few hundred tables × a dozen rounds).
 pub const MAX_PAIRINGS: usize = 20_000;
@@ -45,6 +52,9 @@ pub const MAX_PAIRINGS: usize = 20_000;
 /// [`PairingsError`]: a missing column, a row without a value in one, a table id that is not
 /// a board id, the same table twice in a round, too many rows.
 pub fn parse(text: &str) -> Result<Vec<Pairing>, PairingsError> {
+    if text.len() > MAX_PAIRINGS_BYTES {
+        return Err(PairingsError::TooLong(text.len()));
+    }
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let first_line = text.lines().next().unwrap_or("");
     let delimiter = if first_line.matches(';').count() > first_line.matches(',').count() {

@@ -91,7 +91,7 @@ pub fn table<'a>(games: impl IntoIterator<Item = &'a GameSummary>) -> Vec<Standi
             ),
         ] {
             let acc = players.entry(me.to_string()).or_default();
-            acc.warnings += warnings;
+            acc.warnings = acc.warnings.saturating_add(warnings);
             acc.opponents.push(them.to_string());
             match (outcome, won) {
                 (Outcome::Draw, _) => acc.draws += 1,
@@ -153,7 +153,7 @@ pub fn csv(rows: &[Standing]) -> String {
     for r in rows {
         let _ = w.write_record([
             r.place.to_string(),
-            r.name.clone(),
+            spreadsheet_safe(&r.name),
             r.games.to_string(),
             r.wins.to_string(),
             r.draws.to_string(),
@@ -166,10 +166,37 @@ pub fn csv(rows: &[Standing]) -> String {
     String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
 }
 
+/// A name as a spreadsheet cell that stays text: one starting with `=`, `+`, `-`, `@`, a tab
+/// or a carriage return would be read as a formula (CSV injection), so it gets a leading `'`.
+fn spreadsheet_safe(name: &str) -> String {
+    if name.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{name}")
+    } else {
+        name.to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::mqtt::Warnings;
+
+    #[test]
+    fn huge_warning_counts_and_formula_names_are_harmless() {
+        let games = [
+            game("=HYPERLINK(\"x\")", "B", "B+R", (u32::MAX, 0)),
+            game("=HYPERLINK(\"x\")", "C", "W+R", (1, 0)),
+        ];
+        let t = table(games.iter());
+        let first = t.iter().find(|s| s.name.starts_with('=')).unwrap();
+        assert_eq!(first.warnings, u32::MAX);
+        let csv = csv(&t);
+        assert!(csv.contains("'=HYPERLINK"), "{csv}");
+        assert!(
+            !csv.contains(",=HYPERLINK") && !csv.contains(",\"=HYPERLINK"),
+            "{csv}"
+        );
+    }
 
     fn game(black: &str, white: &str, re: &str, warnings: (u32, u32)) -> GameSummary {
         GameSummary {

@@ -245,15 +245,7 @@ async fn game_sgf(
     Query(q): Query<TokenQuery>,
 ) -> Response {
     let live = s.is_referee(&headers, &q);
-    let hall = s.lock();
-    let delay = if live {
-        0
-    } else {
-        hall.config().delay_ms as i64
-    };
-    let g = hall
-        .game(&board, key)
-        .filter(|g| g.unix_ms <= now_ms() as i64 - delay);
+    let g = s.lock().game(&board, key, now_ms(), live);
     sgf_response(g.map(|g| Arc::from(g.sgf.as_str())))
 }
 

@@ -109,7 +109,10 @@ fn bad_or_foreign_messages_change_nothing() {
         );
     }
     assert!(h.feed_since(0, 5, true, 10).0.is_empty());
-    assert!(h.boards(5, true).iter().all(|b| b.state.is_none()));
+    assert!(
+        h.boards(5, true).is_empty(),
+        "no board made by a bad message"
+    );
 }
 
 #[test]
@@ -244,7 +247,7 @@ fn memory_for_the_delay_is_a_state_per_event_plus_one_every_5_s() {
         None,
         600_000,
     );
-    let kept = h.boards.get("1").unwrap().state.values.len();
+    let kept = h.boards.get("1").unwrap().state.len();
     assert!((100..=130).contains(&kept), "{kept} states kept");
     // the public, 15 minutes behind, sees nothing yet; the referee the move
     assert!(h.boards(600_000, false)[0].state.is_none());
@@ -400,4 +403,121 @@ fn the_feed_keeps_a_bounded_number_of_bytes() {
         h.feed_bytes,
         h.feed.iter().map(|f| f.json.len()).sum::<usize>()
     );
+}
+
+#[test]
+fn a_forged_seq_a_little_ahead_is_healed_by_a_state_seconds_later() {
+    let mut h = hall();
+    let t = BoardTopics::new("h", "1");
+    for seq in 1..=3 {
+        h.apply(&t.events(), &event(seq, "move"), None, 1_000);
+    }
+    h.apply(&t.events(), &event(3 + 999, "forged"), None, 1_100);
+    // a state just after is the lag between a snapshot and its delivery: nothing changes
+    h.apply(
+        &t.state(),
+        &state("1", 3, serde_json::json!({})),
+        None,
+        1_200,
+    );
+    assert_eq!(
+        h.apply(&t.events(), &event(4, "move"), None, 1_300),
+        Applied::Duplicate
+    );
+    // a state seconds later that is still behind: the seq was not the board's
+    h.apply(
+        &t.state(),
+        &state("1", 4, serde_json::json!({})),
+        None,
+        1_100 + STATE_LAG_MS,
+    );
+    assert!(matches!(
+        h.apply(&t.events(), &event(5, "move"), None, 7_000),
+        Applied::Event(_)
+    ));
+}
+
+#[test]
+fn the_public_learns_a_result_and_a_game_only_after_the_delay() {
+    let mut h = hall();
+    h.set_delay_ms(600_000);
+    let t = BoardTopics::new("h", "1");
+    let status = |result: Option<&str>| {
+        serde_json::json!({"status": "online", "board": "1", "version": "1",
+            "game": {"black": "A", "white": "B", "result": result}})
+        .to_string()
+    };
+    h.apply(
+        &t.state(),
+        &state(
+            "1",
+            1,
+            serde_json::json!({"game": {"black": "A", "result": null}}),
+        ),
+        None,
+        1_000,
+    );
+    h.apply(&t.status(), status(None).as_bytes(), None, 1_000);
+    h.apply(
+        &t.state(),
+        &state(
+            "1",
+            2,
+            serde_json::json!({"game": {"black": "A", "result": "B+R"}}),
+        ),
+        None,
+        700_000,
+    );
+    h.apply(&t.status(), status(Some("B+R")).as_bytes(), None, 700_000);
+    let public = &h.boards(700_001, false)[0];
+    assert_eq!(
+        public.game.as_ref().unwrap()["result"],
+        serde_json::Value::Null
+    );
+    assert_eq!(
+        h.boards(700_001, true)[0].game.as_ref().unwrap()["result"],
+        "B+R"
+    );
+    assert_eq!(
+        h.boards(1_300_001, false)[0].game.as_ref().unwrap()["result"],
+        "B+R"
+    );
+    // a finished game whose board's clock runs an hour ahead: due by the hall's clock
+    let g = serde_json::json!({"board": "1", "key": 1, "round": "1", "black": "A", "white": "B",
+        "result": "B+R", "warnings": {"black": 0, "white": 0}, "moves": 1,
+        "unix_ms": 700_000 + 3_600_000, "sgf": "(;)"});
+    h.apply(&t.game(1), g.to_string().as_bytes(), None, 700_000);
+    assert_eq!(h.games(700_001, true).len(), 1, "live: at once");
+    assert!(h.games(700_001, false).is_empty());
+    assert!(h.game("1", 1, 700_001, false).is_none());
+    assert_eq!(
+        h.games(1_300_000, false).len(),
+        1,
+        "public: after the delay"
+    );
+    assert!(h.game("1", 1, 1_300_000, false).is_some());
+}
+
+#[test]
+fn a_boards_kept_states_are_bounded_in_bytes_whatever_the_delay() {
+    let mut h = hall();
+    h.set_delay_ms(3_600_000);
+    let t = BoardTopics::new("h", "1");
+    let filler = "0,".repeat(200_000);
+    for seq in 1..=100u64 {
+        let s = format!(r#"{{"board":"1","seq":{seq},"unix_ms":0,"state":{{"x":[{filler}0]}}}}"#);
+        assert_eq!(
+            h.apply(&t.state(), s.as_bytes(), None, seq * 1_000),
+            Applied::Board
+        );
+    }
+    let kept = &h.boards.get("1").unwrap().state;
+    assert!(kept.bytes() <= STATE_BYTES_KEPT, "{}", kept.bytes());
+    assert!(kept.len() >= 2);
+    assert_eq!(h.boards(200_000, true)[0].seq, 100, "the newest is kept");
+    // a record that is not SGF is not kept
+    assert!(matches!(
+        h.apply(&t.sgf(), b"<html>", None, 1),
+        Applied::Ignored(_)
+    ));
 }

@@ -81,7 +81,14 @@ impl std::str::FromStr for BrokerUrl {
             return Err(bad());
         };
         let rest = rest.strip_suffix('/').unwrap_or(rest);
-        let port_of = |p: &str| p.parse::<u16>().ok().filter(|&p| p != 0).ok_or_else(bad);
+        let port_of = |p: &str| {
+            p.bytes()
+                .all(|b| b.is_ascii_digit())
+                .then(|| p.parse::<u16>().ok())
+                .flatten()
+                .filter(|&p| p != 0)
+                .ok_or_else(bad)
+        };
         let (host, port) = if let Some(v6) = rest.strip_prefix('[') {
             // an IPv6 address in brackets, with or without a port
             let (host, after) = v6.split_once(']').ok_or_else(bad)?;
@@ -98,9 +105,14 @@ impl std::str::FromStr for BrokerUrl {
                 None => (rest, None),
             }
         };
+        // a host name: labels of letters, digits, `-` and `_`, separated by single dots
         let name_ok = |h: &str| {
-            h.bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.' || b == b'_')
+            h.split('.').all(|label| {
+                !label.is_empty()
+                    && label
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+            })
         };
         if host.is_empty() || !(host.contains(':') || name_ok(host)) {
             return Err(bad());
@@ -124,10 +136,10 @@ impl std::fmt::Display for BrokerUrl {
     }
 }
 
-/// The largest packet a smartgoban client takes from its broker, bytes: a record of 1 MiB
-/// (the hall's limit, [`crate::hall::MAX_SGF_BYTES`]) with its topic and properties. States
-/// and events are a few KiB.
-pub const MAX_PACKET_BYTES: u32 = (1 << 20) + (16 << 10);
+/// The largest packet a smartgoban client takes from its broker, bytes: the hall's pairings
+/// of 4 MiB ([`crate::hall::pairings::MAX_PAIRINGS_BYTES`]; a record is at most 1 MiB) with
+/// topic and properties. States and events are a few KiB.
+pub const MAX_PACKET_BYTES: u32 = (4 << 20) + (16 << 10);
 
 /// Checks a hall or board id: one topic level of 1–64 letters, digits, `-` or `_` (no `/`,
 /// `+`, `#`: they would change which topics a subscription or an ACL matches).
@@ -533,6 +545,9 @@ mod tests {
             "mqtt://ho st",
             "mqtt://host:",
             "mqtt://[]",
+            "mqtt://host:+1",
+            "mqtt://..",
+            "mqtt://a..b",
             "",
             "broker:1883",
             "http://broker",

@@ -348,7 +348,7 @@ fn events_reach_the_hall_in_order_exactly_once_through_30_s_without_a_broker() {
         assert!(b.online);
         assert_eq!(b.seq, *want.last().unwrap());
         assert_eq!(
-            b.state.unwrap()["move_number"],
+            b.state.unwrap().value()["move_number"],
             rig.daemon.shared().snapshot().state.move_number
         );
         rig.stop().await;
