@@ -296,14 +296,19 @@ impl Clock {
         Ok(at)
     }
 
-    /// The referee pauses the clock at `now_ms` (C3, R22.8). No effect when paused or stopped.
+    /// The referee pauses the clock at `now_ms` (C3, R22.8). No effect when paused or the
+    /// game is over. A clock paused before it started stays paused when it starts (a pause
+    /// right after a new game holds until [`Clock::resume`]).
     pub fn pause(&mut self, now_ms: u64) {
-        if self.running().is_some() && !self.paused {
+        if self.paused || self.finished {
+            return;
+        }
+        if self.running().is_some() {
             self.tick(now_ms);
             self.banked_ms = self.thought_ms(now_ms);
-            self.paused = true;
-            self.events.push_back(ClockEvent::Changed);
         }
+        self.paused = true;
+        self.events.push_back(ClockEvent::Changed);
     }
 
     /// Resumes at `now_ms`: the paused time is charged to nobody.
@@ -374,11 +379,9 @@ impl Clock {
         let Some(rec) = self.history.pop() else {
             return false;
         };
-        let paused = self.paused;
         self.sides = rec.sides;
         self.expired = [false; 2];
         self.begin_turn(rec.color, now_ms);
-        self.paused = paused;
         self.banked_ms = rec.thought_ms + now_ms.saturating_sub(rec.at_ms);
         self.spoken_to_ms = self.banked_ms;
         self.events.push_back(ClockEvent::Changed);
@@ -424,9 +427,10 @@ impl Clock {
         self.events.pop_front()
     }
 
+    /// `color`'s turn begins at `now_ms`; a paused clock stays paused (its time starts at
+    /// [`Clock::resume`]).
     fn begin_turn(&mut self, color: Color, now_ms: u64) {
         self.running = Some(color);
-        self.paused = false;
         self.stopped = false;
         self.banked_ms = 0;
         self.segment_start_ms = now_ms;

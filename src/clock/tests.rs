@@ -217,3 +217,36 @@ fn next_deadline_is_the_next_call_or_the_flag() {
     c.pause(159_000);
     assert_eq!(c.next_deadline(159_000), None);
 }
+
+/// A pause before the clock starts (the referee pauses right after a new game) holds when the
+/// game's clock starts, and after a flag's pass (R22.5): no one's time runs until resume
+/// (C3, R22.8).
+#[test]
+fn a_pause_before_the_start_holds_until_resume() {
+    let mut c = clock("main=10s");
+    c.pause(0);
+    assert!(c.is_paused());
+    c.start(B, 100);
+    run_to(&mut c, 100, 30_000);
+    assert!(c.is_paused());
+    assert!(!c.is_expired(B));
+    assert_eq!(c.reading(B, 30_000).main_ms, 10_000);
+    assert_eq!(c.press(B, 30_000, 1), Err(PressRefused::Paused));
+    c.resume(30_000);
+    assert_eq!(
+        c.reading(B, 34_000).main_ms,
+        6_000,
+        "only the time since the resume"
+    );
+    // paused while White's flag falls and the referee counts it as a pass: still paused
+    let mut c = clock("main=1s jp=1x1s");
+    c.start(B, 0);
+    c.press(B, 100, 1).unwrap();
+    run_to(&mut c, 100, 3_000);
+    assert!(c.is_expired(W));
+    c.pause(3_000);
+    c.pass_after_flag(W, 3_100);
+    assert!(c.is_paused());
+    let before = c.reading(B, 3_100);
+    assert_eq!(c.reading(B, 60_000), before);
+}

@@ -807,3 +807,38 @@ fn stones_of_both_colours_played_during_a_pause_are_recorded_in_their_order_thro
         });
     }
 }
+
+/// The referee pauses right after a new game, before anyone moved (a hall pausing a round it
+/// just started): the clock reads paused and Black's time does not run until resume (C3).
+#[test]
+fn a_pause_right_after_a_new_game_stops_the_clock_until_resume() {
+    use smartgoban::sim::Speed;
+    rt().block_on(async {
+        let rig = Rig::script("size 19\n", NoiseModel::Clean, 1, Speed::Max).await;
+        let (s, b) = rig
+            .act(
+                "/api/v1/games",
+                serde_json::json!({"black": "A", "white": "B", "time": "main=10s", "replace": true}),
+            )
+            .await;
+        assert_eq!(s, 200, "{b}");
+        let (s, b) = rig.act("/api/v1/clock/pause", serde_json::json!({})).await;
+        assert_eq!(s, 200, "{b}");
+        let state = rig.get_json("/api/v1/state", true).await;
+        assert_eq!(state["phase"], "paused", "{state}");
+        assert_eq!(state["clock"]["paused"], true, "{state}");
+        let main = state["clock"]["black"]["main_ms"].as_u64().unwrap();
+        // the clock is read at every state; a paused one gives the same reading each time
+        // (a running one would have lost the milliseconds between the two reads)
+        for _ in 0..20 {
+            let again = rig.get_json("/api/v1/state", true).await;
+            assert_eq!(again["clock"]["black"]["main_ms"].as_u64(), Some(main), "{again}");
+            assert_eq!(again["clock"]["paused"], true, "{again}");
+        }
+        let (s, b) = rig.act("/api/v1/clock/resume", serde_json::json!({})).await;
+        assert_eq!(s, 200, "{b}");
+        let state = rig.get_json("/api/v1/state", true).await;
+        assert_eq!(state["clock"]["paused"], false, "{state}");
+        rig.stop().await;
+    });
+}
