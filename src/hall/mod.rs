@@ -131,6 +131,13 @@ struct BoardEntry {
     duplicates: u64,
 }
 
+impl BoardEntry {
+    /// Its last status says `online`.
+    fn is_online(&self) -> bool {
+        self.status.as_ref().is_some_and(|s| s.status == "online")
+    }
+}
+
 /// What applying a message did.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Applied {
@@ -438,7 +445,7 @@ impl Hall {
             .boards
             .iter()
             .map(|(id, b)| {
-                let online = b.status.as_ref().is_some_and(|s| s.status == "online");
+                let online = b.is_online();
                 let silent = now_ms.saturating_sub(b.heard_ms);
                 let state = b.state.get(now_ms, delay);
                 BoardView {
@@ -471,7 +478,7 @@ impl Hall {
         let mut v: Vec<String> = self
             .boards
             .iter()
-            .filter(|(_, b)| b.status.as_ref().is_some_and(|s| s.status == "online"))
+            .filter(|(_, b)| b.is_online())
             .map(|(id, _)| id.clone())
             .collect();
         v.sort_by(|a, b| board_order(a, b));
