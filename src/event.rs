@@ -194,6 +194,25 @@ pub enum EventKind {
         /// Each candidate: moves in order.
         candidates: Vec<Vec<CandidateMove>>,
     },
+    /// Several orders of the same stones explain the board and lead to the same position: the
+    /// moves `numbers` are recorded in the likeliest order (`orders[recorded]`) and play goes
+    /// on; they stay provisional until the referee picks an order
+    /// (`POST ambiguous/choose` with `first`), which rewrites them (`move_corrected`).
+    Provisional {
+        /// The move numbers in question (consecutive).
+        numbers: Vec<u32>,
+        /// Each order: the moves, first first; the likeliest first.
+        orders: Vec<Vec<CandidateMove>>,
+        /// The order in the record.
+        recorded: usize,
+    },
+    /// Provisional moves are provisional no longer.
+    ProvisionalResolved {
+        /// The move numbers.
+        numbers: Vec<u32>,
+        /// How: `chosen` (by the referee), `undone` (taken out of the record).
+        how: String,
+    },
     /// Free handicap placement is complete (Chinese rules: Black placed its stones, White
     /// moves next).
     HandicapPlaced {

@@ -5,7 +5,7 @@
 //! |---|---|---|
 //! | `POST games` | [`NewGame`] | a new game |
 //! | `POST violations/{id}/resolve` | `{"ruling": "put_back" \| "accept"}` | settle a violation |
-//! | `POST ambiguous/choose` | `{"index": n}` | pick an explanation of an ambiguous board |
+//! | `POST ambiguous/choose` | `{"index": n}` or `{"index": n, "first": m}` | pick an explanation of an ambiguous board, or the order of provisional moves from move m |
 //! | `POST moves/{number}/correct` | `{"point": "D4" \| null}` | correct a move (null: a pass) |
 //! | `POST warnings` | `{"color": "black", "reason": "…"}` | a warning (R24) |
 //! | `POST clock/pause`, `POST clock/resume` | none | pause or resume play and the clock |
@@ -413,6 +413,8 @@ pub enum RulingName {
     PutBack,
     /// Accept as played.
     Accept,
+    /// Uphold a notice: the rules' sanction applies (issue 35).
+    Uphold,
 }
 
 #[utoipa::path(post, path = "/api/v1/violations/{id}/resolve", params(("id" = u32, Path, description = "violation id")), request_body = Resolve, responses((status = 200, description = "done (GET state shows the change)", body = OkBody), (status = 409, description = "the rules or the game's state refuse it (the reason)", body = ErrorBody), (status = 404, description = "no open violation with this id", body = ErrorBody)))]
@@ -430,6 +432,7 @@ pub(super) async fn resolve(
     let ruling = match body.ruling {
         RulingName::PutBack => Ruling::PutBack,
         RulingName::Accept => Ruling::AcceptAsPlayed,
+        RulingName::Uphold => Ruling::Uphold,
     };
     apply(&shared, Command::Resolve { id, ruling }).await
 }
@@ -438,9 +441,16 @@ pub(super) async fn resolve(
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Choose {
-    /// Index of the explanation in `GET state`'s `ambiguous` (409 when there is none with it).
+    /// Index of the explanation in `GET state`'s `ambiguous` — or, with `first`, of the
+    /// order in `GET state`'s `provisional` entry whose moves start at `first` (409 when there
+    /// is none with it).
     #[schema(minimum = 0, maximum = 1000)]
     pub index: usize,
+    /// The first move number of provisional moves (`GET state`'s `provisional[].numbers[0]`):
+    /// pick their order instead of an explanation of a held board.
+    #[serde(default)]
+    #[schema(minimum = 1, maximum = 100000)]
+    pub first: Option<u32>,
 }
 
 #[utoipa::path(post, path = "/api/v1/ambiguous/choose", request_body = Choose, responses((status = 200, description = "done (GET state shows the change)", body = OkBody), (status = 409, description = "the rules or the game's state refuse it (the reason)", body = ErrorBody)))]
@@ -448,7 +458,14 @@ pub(super) async fn choose(
     State(shared): State<Arc<Shared>>,
     Body(body): Body<Choose>,
 ) -> Response {
-    apply(&shared, Command::Choose(body.index)).await
+    let command = match body.first {
+        Some(first) => Command::ChooseOrder {
+            first,
+            index: body.index,
+        },
+        None => Command::Choose(body.index),
+    };
+    apply(&shared, command).await
 }
 
 /// `POST moves/{number}/correct`.

@@ -77,30 +77,54 @@ impl DemoSummary {
             .is_none_or(|want| self.record.moves.len() >= want)
     }
 
-    /// Why the record is not the whole game, for people: the moves recorded, those held for
-    /// the referee and why.
+    /// Why the record is not the whole game, or not certain, for people: the moves recorded,
+    /// those held for the referee, those recorded provisionally (their order not known for
+    /// sure), and why. `None` when the record is the whole game and certain.
     pub fn shortfall(&self) -> Option<String> {
-        let want = self.expected_moves?;
+        let state = &self.snapshot.state;
         let got = self.record.moves.len();
-        if got >= want {
-            return None;
-        }
-        let why = match &self.snapshot.state.held {
-            Some(h) => format!(
+        let held = state.held.as_ref().map(|h| {
+            format!(
                 "{} moves are held for the referee: {} orders explain the stones at {} (choose with POST /api/v1/ambiguous/choose, or on the live page)",
                 h.moves,
                 h.explanations,
                 h.points.join(" ")
-            ),
-            None => format!(
+            )
+        });
+        let provisional = (!state.provisional.is_empty()).then(|| {
+            let spans: Vec<String> = state
+                .provisional
+                .iter()
+                .map(|p| match (p.numbers.first(), p.numbers.last()) {
+                    (Some(a), Some(b)) if a != b => format!("{a}-{b}"),
+                    (Some(a), _) => a.to_string(),
+                    _ => String::new(),
+                })
+                .collect();
+            format!(
+                "moves {} are provisional: their order is not known for sure (choose with POST /api/v1/ambiguous/choose and `first`, or on the live page)",
+                spans.join(", ")
+            )
+        });
+        let short = self.expected_moves.filter(|&want| got < want);
+        if short.is_none() && held.is_none() && provisional.is_none() {
+            return None;
+        }
+        let mut why: Vec<String> = held.into_iter().chain(provisional).collect();
+        if why.is_empty() {
+            why.push(format!(
                 "the board ended in phase {} ({} open violations)",
-                self.snapshot.state.phase.as_str(),
-                self.snapshot.state.violations.len()
+                state.phase.as_str(),
+                state.violations.len()
+            ));
+        }
+        Some(match short {
+            Some(want) => format!(
+                "the record is not the whole game: {got} of {want} moves recorded; {}",
+                why.join("; ")
             ),
-        };
-        Some(format!(
-            "the record is not the whole game: {got} of {want} moves recorded; {why}"
-        ))
+            None => format!("the record is not certain: {}", why.join("; ")),
+        })
     }
 }
 
@@ -266,65 +290,85 @@ pub async fn run(args: DemoArgs) -> Result<DemoSummary, DemoError> {
             daemon.command(Command::SetResult(re.to_string())).await?;
         }
     }
-    let snapshot = daemon.shared().snapshot();
-    // Everything recorded so far is printed before the summary.
-    let _ = stop_printer.send(());
-    if let Some(p) = printer {
-        let _ = p.await;
-    }
-    if let Some(path) = &args.record {
-        crate::files::write_atomic(path, snapshot.sgf.as_bytes()).map_err(|source| {
-            DemoError::Write {
-                path: path.clone(),
-                source,
-            }
-        })?;
-    }
+    let record_path = args.record.clone();
+    let write_record = |snapshot: &Snapshot| -> Result<(), DemoError> {
+        if let Some(path) = &record_path {
+            crate::files::write_atomic(path, snapshot.sgf.as_bytes()).map_err(|source| {
+                DemoError::Write {
+                    path: path.clone(),
+                    source,
+                }
+            })?;
+        }
+        Ok(())
+    };
     let expected_moves = match (&source, finished) {
         (Source::Record(r), true) => Some(crate::rules::check_record(r).refereed.len()),
         _ => None,
     };
-    let held = snapshot
-        .state
-        .held
-        .as_ref()
-        .map(|h| {
-            format!(
-                ", {} moves held for the referee ({} orders explain {})",
-                h.moves,
-                h.explanations,
-                h.points.join(" ")
-            )
-        })
-        .unwrap_or_default();
-    // the final summary, also with --quiet (its help says so)
-    {
-        println!(
-            "{}: {} moves recorded{held}, phase {}, {} scans in {:.1} s{}",
+    let summary_line = |snapshot: &Snapshot| {
+        let state = &snapshot.state;
+        let held = state
+            .held
+            .as_ref()
+            .map(|h| {
+                format!(
+                    ", {} moves held for the referee ({} orders explain {})",
+                    h.moves,
+                    h.explanations,
+                    h.points.join(" ")
+                )
+            })
+            .unwrap_or_default();
+        let provisional: usize = state.provisional.iter().map(|p| p.numbers.len()).sum();
+        let provisional = if provisional > 0 {
+            format!(", {provisional} of them provisional (their order not known for sure)")
+        } else {
+            String::new()
+        };
+        format!(
+            "{}: {} moves recorded{provisional}{held}, phase {}, {} scans in {:.1} s{}",
             if finished { "game over" } else { "stopped" },
-            snapshot.state.move_number,
-            snapshot.state.phase.as_str(),
+            state.move_number,
+            state.phase.as_str(),
             if finished {
                 sim_report.scans
             } else {
                 snapshot.session.scans
             },
             wall.as_secs_f64(),
-            args.record
+            record_path
                 .as_ref()
                 .map(|p| format!(", record written to {}", p.display()))
                 .unwrap_or_default()
-        );
-    }
+        )
+    };
     if finished && !args.exit_when_done {
+        // the game as it stands now; written again, final, when the demo stops
+        let snapshot = daemon.shared().snapshot();
+        write_record(&snapshot)?;
+        println!("{}", summary_line(&snapshot));
         if !quiet {
             println!("still serving; Ctrl-C to stop");
         }
         stop.next().await;
     }
-    let events = daemon.shared().log.len();
+    // The service stops first and takes in everything still under way (a move judged once the
+    // board fell silent, the last events): the record written, the summary and the events
+    // printed are then all of the one final state — the feed's (issue 35).
+    let shared = daemon.shared().clone();
     let snapshot = daemon.shutdown().await?;
+    let events = shared.log.len();
     device.stop().map_err(DemoError::Sim)?;
+    let _ = stop_printer.send(());
+    if let Some(p) = printer {
+        let _ = p.await;
+    }
+    write_record(&snapshot)?;
+    // the final summary, also with --quiet (its help says so)
+    if !finished || args.exit_when_done {
+        println!("{}", summary_line(&snapshot));
+    }
     let record = GameRecord::from_sgf_str(&snapshot.sgf).unwrap_or_default();
     Ok(DemoSummary {
         snapshot,

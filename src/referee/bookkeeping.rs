@@ -360,8 +360,71 @@ impl Referee {
         after: &StoneGrid,
         fix: BoardDiff,
     ) {
+        self.flag_unless_doubt(code, color, points, detail, after, fix, None);
+    }
+
+    /// [`Referee::flag`], or — where a cost would stand on evidence that does not prove it
+    /// ([`Referee::doubt`]; `doubt`: what the caller found) — a `notice` with the same fix
+    /// (issue 35, [`super::proof`]).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn flag_unless_doubt(
+        &mut self,
+        code: ViolationCode,
+        color: Color,
+        points: Vec<Point>,
+        detail: String,
+        after: &StoneGrid,
+        fix: BoardDiff,
+        doubt: Option<String>,
+    ) {
         let sanction = self.config.profile.sanction(code);
+        let costs = sanction.warning
+            || matches!(
+                sanction.penalty,
+                Penalty::Warning | Penalty::MoveInvalid | Penalty::Loss
+            );
+        let judged = !matches!(
+            code,
+            ViolationCode::TimeExpired | ViolationCode::TwoWarningsLoss
+        );
+        if costs && judged && self.config.policy == Policy::Rules {
+            if let Some(why) = self.doubt(code, &points, doubt) {
+                let sanction = Sanction {
+                    penalty: Penalty::Notice,
+                    warning: false,
+                };
+                let detail = format!("{detail} — not proven ({why}): nothing is charged unless the referee upholds it");
+                self.flag_sanctioned(code, sanction, color, points, detail, after, fix);
+                return;
+            }
+        }
         self.flag_sanctioned(code, sanction, color, points, detail, after, fix);
+    }
+
+    /// A `notice` to the referee (issue 35): what would be `code` by `color` at `points`, but
+    /// the board's evidence does not prove it; nothing is charged and nothing on the board is
+    /// to fix. `detail` says why it is not proven.
+    pub(super) fn notice(
+        &mut self,
+        code: ViolationCode,
+        color: Color,
+        points: Vec<Point>,
+        detail: String,
+        after: &StoneGrid,
+    ) {
+        let sanction = Sanction {
+            penalty: Penalty::Notice,
+            warning: false,
+        };
+        self.flag_sanctioned(
+            code,
+            sanction,
+            color,
+            points,
+            detail,
+            after,
+            BoardDiff::default(),
+        );
     }
 
     /// [`Referee::flag`] with a sanction other than the profile's (R22.5's pass instead of

@@ -11,6 +11,10 @@ pub enum Ruling {
     /// The act stands as played: an illegal move stays in the record with a comment, and
     /// later legality uses the accepted position.
     AcceptAsPlayed,
+    /// A `notice` (issue 35: the board's evidence did not prove it) is upheld by the referee,
+    /// who saw it: the rules' sanction applies now — the warning, the loss — and the notice
+    /// closes as `upheld`. Only for notices.
+    Uphold,
 }
 
 /// A referee's decision on the result (R17.5, R17.6, R20.3, R27).
@@ -54,6 +58,9 @@ pub enum CommandError {
     /// There is nothing ambiguous to choose from, or no such candidate.
     #[error("no such explanation to choose: {0}")]
     NoCandidate(usize),
+    /// Only a notice can be upheld.
+    #[error("violation {0} is no notice: only a notice can be upheld")]
+    NotANotice(u32),
     /// The action needs another phase.
     #[error("not possible in phase {0}")]
     WrongPhase(&'static str),

@@ -50,6 +50,7 @@ impl Referee {
             color: last.color,
             point: last.point.map(|p| self.gtp(p)),
         });
+        self.trim_provisional(None);
     }
 
     /// R17.3: the last move captured, and the board shows the position before it coming back —

@@ -14,6 +14,11 @@ impl Referee {
     pub fn board_unknown(&mut self, why: &str) {
         if self.phase != Phase::Finished {
             self.as_found = Some(AsFound::AfterOutage(why.to_string()));
+            self.gap_at = Some(self.record.moves.len());
+            // the presses still owed were made (or not) while nobody listened: lost
+            for side in &mut self.unpressed {
+                side.clear();
+            }
         }
     }
 

@@ -8,21 +8,16 @@
 //!
 //! **Order from the scans.** Each new stone comes with the interval in which it went down
 //! ([`PointTimes`]: from `left_ms`, the first scan its point stopped reading empty — a hand
-//! arriving — to `seen_ms`, the first clear scan of the stone). Two stones are **told apart**
-//! when one is known to have gone down first:
-//!
-//! * *certainly*: `a.seen_ms < b.left_ms` — a was seen before anything touched b's point; or
-//! * *by their scans*: `a.left_ms <= b.left_ms` and `a.seen_ms + TELL_APART_MS <= b.seen_ms` —
-//!   a's point was disturbed no later than b's and a was seen at least three scans
-//!   ([`TELL_APART_MS`]) before b.
-//!
-//! Stones seen within the same few scans, or hidden under one hand until both were down (seen
-//! at the same scan), or one whose interval lies inside the other's, are **not** told apart. A
-//! capture's stones vanish after the capturing stone: an order in which a captured stone was
-//! seen gone before its captor's point was touched is no explanation. The orders consistent with
-//! every pair told apart are tried first; if none of them is legal, only the certain pairs
-//! bind. This is evidence, not a guess: when the evidence leaves several legal orders, they
-//! are all given to the referee.
+//! arriving — to `seen_ms`, the first clear scan of the stone). A stone is known to have gone
+//! down before another only when it was seen before anything touched the other's point
+//! (`a.seen_ms < b.left_ms`, [`PointTimes::certainly_before`]): that holds by construction,
+//! whatever the hands do. Stones seen a few scans apart under hands are not told apart: the
+//! scans say which was *uncovered* first, not which was *placed* first (a hand lingering over
+//! the first stone hides it past the second) — they rank the orders instead
+//! ([`super::provisional::rank`]). A capture's stones vanish after the capturing stone: an
+//! order in which a captured stone was seen gone before its captor's point was touched is no
+//! explanation. This is evidence, not a guess: when the evidence leaves several legal orders,
+//! they are all given to the referee (who records the likeliest provisionally).
 //!
 //! * one ordering of alternating legal moves explains the board → those moves (a quick reply
 //!   before the board settled is two moves);
@@ -52,22 +47,30 @@ pub const MAX_TIMED_NEW_STONES: usize = 12;
 /// Stones tried, at most, in one search over move orders.
 pub const SEARCH_BUDGET: usize = 20_000;
 
+/// Stones tried, at most, in one search of [`explain_lines`] (looking back over the record's
+/// last moves before a violation: rare, and worth a longer look).
+pub const LINES_BUDGET: usize = 200_000;
+
 pub use crate::sensing::TELL_APART_MS;
 
 /// How strictly the stones' times bind the order of the moves (module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Binding {
-    /// Every pair told apart keeps its order.
-    ToldApart,
     /// Only pairs certainly in order keep it.
     Certain,
 }
+
+/// The bindings tried in turn when the stones have times: only certainty binds (a stone seen
+/// before anything touched another's point). Scans that tell two stones apart otherwise — one
+/// seen a few scans before the other under hands — say which was *uncovered* first, not which
+/// was *placed* first (a hand lingering over the first stone hides it past the second's): they
+/// rank the orders instead ([`super::provisional::rank`]).
+const BINDINGS: &[Option<Binding>] = &[Some(Binding::Certain)];
 
 /// Whether the stone with times `a` is known to have gone down before the one with `b`.
 fn before(a: PointTimes, b: PointTimes, binding: Binding) -> bool {
     match binding {
         Binding::Certain => a.certainly_before(&b),
-        Binding::ToldApart => a.told_apart_before(&b),
     }
 }
 
@@ -225,10 +228,9 @@ pub fn explain_timed(
     if added.len() > limit {
         return unexplained();
     }
-    // Visible stones only, alternating from the side to move: first with every pair told
-    // apart in order, then (if no such order is legal) with only the certain pairs.
+    // Visible stones only, alternating from the side to move, the certain pairs in order.
     let bindings: &[Option<Binding>] = match times {
-        Some(_) => &[Some(Binding::ToldApart), Some(Binding::Certain)],
+        Some(_) => BINDINGS,
         None => &[None],
     };
     for &binding in bindings {
@@ -242,9 +244,6 @@ pub fn explain_timed(
                 let (steps, tally) = search.found.pop().unwrap_or_default();
                 return Verdict::Moves { steps, tally };
             }
-            // More stones than a quick exchange are explained only when their times leave one
-            // order: a board that changed that much otherwise needs the referee (desync).
-            n if n > 1 && added.len() > MAX_NEW_STONES => return unexplained(),
             n if n > 1 => {
                 return Verdict::Ambiguous(
                     search
@@ -283,7 +282,7 @@ pub fn explain_timed(
                 })
             });
             let orders: &[Option<Binding>] = match replaced {
-                Some(_) => &[Some(Binding::ToldApart), Some(Binding::Certain)],
+                Some(_) => BINDINGS,
                 None => &[None],
             };
             for &binding in orders {
@@ -307,6 +306,54 @@ pub fn explain_timed(
         return single_illegal(game, pending, grid, point, color).unwrap_or_else(unexplained);
     }
     unexplained()
+}
+
+/// Every line of alternating legal moves from `game` that ends on `grid`: the stones new on
+/// `grid` (not in `game`, not among the `pending` captured stones), in every order the times
+/// allow (certain pairs in order), with at most `hidden` stones
+/// nobody saw on `hidden_spots` (each captured again within the line). At most a few lines are
+/// returned; none when there are more new stones than [`MAX_TIMED_NEW_STONES`] or the search
+/// runs out of its budget. For looking back over the record's last moves
+/// ([`super::Referee`]'s revision before a violation).
+pub fn explain_lines(
+    game: &Game,
+    pending: &[Pending],
+    grid: &StoneGrid,
+    times: Option<&[PointTimes]>,
+    hidden_spots: &[Point],
+    hidden: usize,
+) -> Vec<(Vec<Step>, CaptureTally)> {
+    let board = game.board();
+    if grid.size() != board.size() {
+        return Vec::new();
+    }
+    let times = times.filter(|t| t.len() == usize::from(board.size()).pow(2));
+    let added: Vec<(Point, Color)> = grid
+        .iter()
+        .filter_map(|(p, sensed)| match (board.get(p), sensed) {
+            (None, Some(c)) if !pending.contains(&(p, c)) => Some((p, c)),
+            _ => None,
+        })
+        .collect();
+    if added.len() > MAX_TIMED_NEW_STONES {
+        return Vec::new();
+    }
+    let bindings: &[Option<Binding>] = match times {
+        Some(_) => BINDINGS,
+        None => &[None],
+    };
+    for &binding in bindings {
+        let mut search = Search::new(game, pending, grid, times.zip(binding));
+        search.budget = LINES_BUDGET;
+        search.run(&added, hidden_spots, hidden);
+        if search.exhausted {
+            return Vec::new();
+        }
+        if !search.found.is_empty() {
+            return search.found;
+        }
+    }
+    Vec::new()
 }
 
 /// One stone of the side not to move: a move out of turn (R17.2), unless a throw-in by the side
@@ -410,6 +457,8 @@ struct Search<'a> {
     found: Vec<(Vec<Step>, CaptureTally)>,
     /// Stones tried so far.
     tries: usize,
+    /// Stones to try at most.
+    budget: usize,
     /// The search stopped at [`SEARCH_BUDGET`] tries.
     exhausted: bool,
 }
@@ -428,6 +477,7 @@ impl<'a> Search<'a> {
             order,
             found: Vec::new(),
             tries: 0,
+            budget: SEARCH_BUDGET,
             exhausted: false,
         }
     }
@@ -472,12 +522,15 @@ impl<'a> Search<'a> {
     /// Whether a stone at `point` capturing `captured` fits the times: a captured stone already
     /// gone from the board must not have been seen gone before the capturing point was
     /// touched (module docs).
-    fn captures_fit(&self, point: Point, captured: &[Point]) -> bool {
+    /// `steps`: the line so far — a stone of it nobody saw (hidden) was never seen at all, so
+    /// the times of its point say nothing of when it went.
+    fn captures_fit(&self, point: Point, captured: &[Point], steps: &[Step]) -> bool {
         let Some((mine, _)) = self.times(point) else {
             return true;
         };
         captured.iter().all(|&c| {
             self.grid.get(c).is_some()
+                || steps.iter().any(|s| s.hidden && s.point == c)
                 || self
                     .times(c)
                     .is_none_or(|(gone, _)| gone.seen_ms >= mine.left_ms)
@@ -544,14 +597,14 @@ impl<'a> Search<'a> {
         fresh: &mut Vec<Pending>,
     ) {
         self.tries += 1;
-        if self.tries > SEARCH_BUDGET {
+        if self.tries > self.budget {
             self.exhausted = true;
             return;
         }
         let Ok(outcome) = self.game.play(color, Some(point)) else {
             return;
         };
-        if !is_hidden && !self.captures_fit(point, &outcome.captured) {
+        if !is_hidden && !self.captures_fit(point, &outcome.captured, steps) {
             self.game.undo();
             return;
         }

@@ -41,9 +41,25 @@ impl Referee {
             }
             _ => {}
         }
+        // a hand over the board now may hide a stone: nothing judged on this board is proven
+        self.judging_partial = obs.hands;
+        // moves made while the board was away with its history lost: their presses were lost
+        // with it, so none is owed (a press to come is the next move's)
+        let away_from = matches!(self.as_found, Some(AsFound::AfterOutage(_)))
+            .then(|| self.record.moves.len() as u32);
         if self.look_as_found(obs) {
             return; // the board as found is looked at whole
         }
+        self.judge_found(obs);
+        if let Some(from) = away_from {
+            for side in &mut self.unpressed {
+                side.retain(|u| u.number <= from);
+            }
+        }
+    }
+
+    /// [`Referee::on_board`] once the board as found was looked at.
+    fn judge_found(&mut self, obs: Observation<'_>) {
         self.settle_fixes(obs.grid);
         let fixed = self.apply_fixes(obs.grid);
         let fobs = Observation {
@@ -61,7 +77,10 @@ impl Referee {
                 return;
             } else {
                 self.partial_since = None;
+                // hands are still over the board: what is judged now is not proven
+                self.judging_partial = true;
                 self.judge(fobs);
+                self.judging_partial = obs.hands;
             }
             self.check_overdue_captures(fobs);
             self.settle_fixes(obs.grid);
@@ -131,9 +150,24 @@ impl Referee {
         if self.ambiguous.is_some() {
             return; // held for the referee: nothing else is judged meanwhile
         }
-        // Unexplained as it stands: the adjusted last move, sensor anomalies, board violations.
-        if self.adjust_last_move(obs) || self.set_aside_anomalies(obs) || self.board_violation(obs)
-        {
+        // Unexplained as it stands: the adjusted last move, sensor anomalies, the record's last
+        // moves misread (looked at again before anything is flagged), board violations.
+        if self.adjust_last_move(obs) || self.set_aside_anomalies(obs) {
+            return;
+        }
+        if matches!(self.phase, Phase::Play | Phase::Desync) {
+            let mut probe = self.clone();
+            let flagged = probe.violations.len();
+            probe.board_violation(obs);
+            let code = probe
+                .violations
+                .get(flagged)
+                .map_or(ViolationCode::UnexplainedBoard, |v| v.code);
+            if self.revise(obs, code) {
+                return;
+            }
+        }
+        if self.board_violation(obs) {
             return;
         }
         self.anomalies.clear();
@@ -172,7 +206,9 @@ impl Referee {
                 true
             }
             Verdict::OutOfTurn { step, tally } => {
-                self.out_of_turn(step, tally, obs);
+                if !self.revise(obs, ViolationCode::TwoMovesInARow) {
+                    self.out_of_turn(step, tally, obs);
+                }
                 true
             }
             Verdict::Ambiguous(candidates) => {
@@ -181,6 +217,31 @@ impl Referee {
                 if let [only] = &candidates[..] {
                     let only = only.clone();
                     return self.apply_candidate(only, obs);
+                }
+                // Under the rules, the likeliest line with no violation is recorded at once,
+                // provisionally, and play goes on; a stone out of turn is never presumed: where
+                // one is possible too, the referee is told.
+                if self.config.policy == Policy::Rules {
+                    let (out_of_turn, lines): (Vec<Candidate>, Vec<Candidate>) =
+                        candidates.iter().cloned().partition(|c| c.out_of_turn);
+                    if !lines.is_empty() {
+                        self.record_provisional(lines, obs);
+                        if let Some(step) = out_of_turn.first().and_then(|c| c.steps.first()) {
+                            let detail = format!(
+                                "{} {} may have been played out of turn, or after a stone nobody saw (recorded so, provisionally)",
+                                step.color.as_str(),
+                                self.gtp(step.point)
+                            );
+                            self.notice(
+                                ViolationCode::TwoMovesInARow,
+                                step.color,
+                                vec![step.point],
+                                detail,
+                                obs.grid,
+                            );
+                        }
+                        return true;
+                    }
                 }
                 // Accepting the board as played takes it at face value: a throw-in a hand was
                 // over, else the stone out of turn rather than a throw-in nobody saw.
@@ -224,7 +285,13 @@ impl Referee {
                 point,
                 illegal,
             } => {
-                self.illegal_stone(color, point, illegal, obs);
+                let code = match illegal {
+                    Illegal::Ko(_) => ViolationCode::KoRecapture,
+                    _ => ViolationCode::ForbiddenPoint,
+                };
+                if !self.revise(obs, code) {
+                    self.illegal_stone(color, point, illegal, obs);
+                }
                 true
             }
         }
@@ -675,8 +742,13 @@ impl Referee {
         // lifted later: lifting it is part of the same invalid move, not a wrong capture.
         let mut would_capture = self.game.board().clone();
         let captures = would_capture.play(color, point).unwrap_or_default();
-        self.commit_last();
-        self.record_pass(color, obs.at_ms);
+        // Not proven: the stone comes off all the same (the record cannot hold it), but it
+        // costs nothing — no pass, no warning — unless the referee upholds it.
+        let doubt = self.doubt(code, &[point], None);
+        if doubt.is_none() || self.config.policy != Policy::Rules {
+            self.commit_last();
+            self.record_pass(color, obs.at_ms);
+        }
         // the retake's capture goes back, the stone comes off
         let mut fix = BoardDiff::between(self.game.board(), obs.grid);
         for c in captures {

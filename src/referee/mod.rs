@@ -38,6 +38,9 @@ mod handicap;
 mod held;
 mod judge;
 mod presses;
+mod proof;
+mod provisional;
+mod revise;
 mod rulings;
 mod scoring;
 
@@ -52,9 +55,11 @@ use crate::rules::{
 use crate::sensing::{PointTimes, StoneGrid};
 pub use command::{Adjudication, CommandError, Ruling, SealedMove};
 pub use inference::{
-    explain, explain_timed, BoardDiff, Candidate, CaptureTally, Pending, Step, Verdict,
+    explain, explain_lines, explain_timed, BoardDiff, Candidate, CaptureTally, Pending, Step,
+    Verdict,
 };
 pub use profile::{Penalty, Policy, Profile, Sanction};
+pub use provisional::{rank, Provisional};
 pub use setup::GameSetup;
 pub use violation::Violation;
 
@@ -184,6 +189,10 @@ pub struct Observation<'a> {
     /// down since, as a move. `None`: unknown, and every stone on the first board of the game
     /// is taken as there when it came up ([`AsFound::GameStart`]).
     pub came_up_ms: Option<u64>,
+    /// A hand is over the board now ([`crate::sensing::Stabiliser::hands_over`]): a stone may
+    /// be under it, so what the board shows is not all there is (issue 35: nothing judged on
+    /// it is proven).
+    pub hands: bool,
 }
 
 impl<'a> Observation<'a> {
@@ -197,6 +206,7 @@ impl<'a> Observation<'a> {
             touched: &[],
             complete: true,
             came_up_ms: Some(at_ms),
+            hands: false,
         }
     }
 
@@ -354,6 +364,24 @@ pub struct Referee {
     result: Option<GameResult>,
     last: Option<LastMove>,
     ambiguous: Option<held::Ambiguity>,
+    /// Moves recorded in the likeliest of several orders, oldest first ([`provisional`]).
+    #[serde(default)]
+    provisional: Vec<Provisional>,
+    /// The index in the record from which moves were last revised after the fact
+    /// ([`revise`]).
+    #[serde(default)]
+    revised_at: Option<usize>,
+    /// The record's length when the board's history of an outage was last lost ([`proof`]).
+    #[serde(default)]
+    gap_at: Option<usize>,
+    /// Per point (dense index): the last board time, ms, a hand was over it, as last told
+    /// ([`Referee::on_tick`]).
+    #[serde(default)]
+    last_touched: Vec<u64>,
+    /// A board not yet complete (hands over it elsewhere) is being judged as it stands
+    /// ([`PARTIAL_PATIENCE_MS`]): nothing found on it is proven.
+    #[serde(skip)]
+    judging_partial: bool,
     /// Each side's moves still waiting for their clock press, oldest first (Black, White):
     /// presses are judged a moment after they are made, when a fast player may have moved
     /// again.
@@ -418,6 +446,10 @@ pub struct Referee {
     /// in which stones put down meanwhile were played (R22.8). Empty outside a pause.
     #[serde(default)]
     paused_times: Vec<PointTimes>,
+    /// The record's length when play resumed with stones played during the pause still on the
+    /// board: accepted, they go in there, before the moves made since (R22.8).
+    #[serde(default)]
+    paused_base: Option<usize>,
     /// The next complete board is the board as found ([`AsFound`]): looked at before it is
     /// judged. `None` once seen.
     #[serde(default)]
@@ -509,6 +541,11 @@ impl Referee {
             result: None,
             last: None,
             ambiguous: None,
+            provisional: Vec::new(),
+            revised_at: None,
+            gap_at: None,
+            last_touched: Vec::new(),
+            judging_partial: false,
             unpressed: [Vec::new(), Vec::new()],
             last_owed_seen: None,
             timed: false,
@@ -530,6 +567,7 @@ impl Referee {
             now_ms: 0,
             last_grid: None,
             paused_times: Vec::new(),
+            paused_base: None,
             as_found: Some(AsFound::GameStart),
             found: BoardDiff::default(),
             events: Events::default(),
@@ -686,6 +724,10 @@ impl Referee {
     /// (R18.2, [`LIFT_PATIENCE_MS`]).
     pub fn on_tick(&mut self, now_ms: u64, settled: bool, touched: &[u64]) {
         self.now_ms = self.now_ms.max(now_ms);
+        if !touched.is_empty() {
+            self.last_touched.clear();
+            self.last_touched.extend_from_slice(touched);
+        }
         self.note_first_touches(touched);
         self.overdue_on_tick(now_ms, touched);
         let Some(commit_ms) = self.config.commit_ms else {

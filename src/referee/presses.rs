@@ -1,6 +1,7 @@
 //! Presses and the clock: passes (G2), clock presses (R17.4, R22.6), flag falls (R22.5),
 //! resignation (G7).
 
+use super::proof::SCAN_MS;
 use super::*;
 
 impl Referee {
@@ -189,7 +190,12 @@ impl Referee {
         // stone, then the presser's next one under a hand already waiting). Else the oldest
         // still coming (a press before its stone).
         let certainly = |u: &Unpressed| u.seen_at.unwrap_or(u.placed_at) <= at_ms;
+        // With a game clock the presses alternate as the clock lets them: each side's presses
+        // come in the order of its moves, so a press is for the oldest move still waiting for
+        // one (a hand over a neighbouring point dates the next stone's `left` too early to
+        // tell which one it is).
         let pick = match owed.iter().rposition(|u| u.placed_at <= at_ms) {
+            _ if timed => (!owed.is_empty()).then_some(0),
             Some(i)
                 if !certainly(&owed[i])
                     && owed[i].reply_to_seen.is_some_and(|seen| seen > at_ms) =>
@@ -223,13 +229,18 @@ impl Referee {
                     color.as_str(),
                     placed_at - at_ms
                 );
-                self.flag(
+                // proof: the point read empty after the press (a scan after it)
+                let doubt = (at_ms + SCAN_MS >= placed_at).then(|| {
+                    "the press came within a scan of the stone: the board cannot tell which was first".to_string()
+                });
+                self.flag_unless_doubt(
                     ViolationCode::ClockBeforeStone,
                     color,
                     point.into_iter().collect(),
                     detail,
                     &grid,
                     BoardDiff::default(),
+                    doubt,
                 );
             } else if pending_now && !self.unlifted_at(color.opposite(), at_ms).is_empty() {
                 let points = self.unlifted_at(color.opposite(), at_ms);
@@ -255,7 +266,18 @@ impl Referee {
         if color == self.game.to_move() {
             // A stone of the presser's colour stacked on an occupied point looks like this
             // (C5/O13); otherwise the clock was pressed before any stone (R17.4).
-            if let Some(p) = self.stacked_stone(color) {
+            let stacked = self.stacked_stone(color);
+            let doubt = stacked.and_then(|p| self.doubt(ViolationCode::OccupiedPoint, &[p], None));
+            if let (Some(p), Some(why)) = (stacked, doubt) {
+                let detail = format!(
+                    "{} put a stone on {}, which already holds a stone? — not proven ({why}): nothing is charged unless the referee upholds it",
+                    color.as_str(),
+                    self.gtp(p)
+                );
+                self.notice(ViolationCode::OccupiedPoint, color, vec![p], detail, &grid);
+                return PressOutcome::Stay;
+            }
+            if let Some(p) = stacked {
                 let detail = format!(
                     "{} put a stone on {}, which already holds a stone: counts as a pass",
                     color.as_str(),
@@ -291,13 +313,20 @@ impl Referee {
                     "{} pressed the clock without playing a stone",
                     color.as_str()
                 );
-                self.flag(
+                // proof: the whole board in view from the press on, and no stone of the
+                // presser's anywhere on it not yet judged
+                let doubt = self.hand_since(at_ms).then(|| {
+                    "a hand was over the board since the press: the stone may be under it"
+                        .to_string()
+                });
+                self.flag_unless_doubt(
                     ViolationCode::ClockBeforeStone,
                     color,
                     Vec::new(),
                     detail,
                     &grid,
                     BoardDiff::default(),
+                    doubt,
                 );
                 return PressOutcome::Stay;
             }

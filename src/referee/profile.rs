@@ -56,6 +56,10 @@ pub enum Penalty {
     Loss,
     /// The referee rules (restore, accept, draw, replay, …).
     Referee,
+    /// The board's evidence does not prove the act (stones under hands, a gap in what the
+    /// board saw, a move whose order is not known): nothing is charged; the referee is told,
+    /// and may uphold it (the rules' sanction then applies) or dismiss it (issue 35).
+    Notice,
 }
 
 impl Penalty {
@@ -66,6 +70,7 @@ impl Penalty {
             Penalty::MoveInvalid => "move_invalid",
             Penalty::Loss => "loss",
             Penalty::Referee => "referee",
+            Penalty::Notice => "notice",
         }
     }
 }

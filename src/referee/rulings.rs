@@ -124,6 +124,7 @@ impl Referee {
             }
         }
         if let (Some(grid), false) = (self.last_grid.clone(), sealed_move) {
+            self.paused_base = Some(self.record.moves.len());
             self.flag_played_while_paused(&grid);
         }
         self.rejudge_last_board();
@@ -183,6 +184,140 @@ impl Referee {
         );
     }
 
+    /// Accepts the stones of `v` (played while the clock was stopped, R22.8) when moves were
+    /// recorded after the resume: they go into the record in the order played, at the place
+    /// of the pause, and the moves made since follow them (each renumbered: `move_corrected`
+    /// for the numbers that change, `move` for the new last ones).
+    ///
+    /// # Errors
+    /// [`CommandError::CannotAccept`] when the stones are no longer all on the board, or the
+    /// record with them in their place is not a legal game (nothing changes).
+    fn accept_paused_before_later_moves(&mut self, v: &Violation) -> Result<(), CommandError> {
+        let (Some(base), Some(grid)) = (self.paused_base, self.last_grid.clone()) else {
+            return Err(CommandError::CannotAccept(
+                v.id,
+                "the board is not known".into(),
+            ));
+        };
+        let mut stones = Vec::new();
+        for &p in &v.points {
+            let Some(color) = grid.get(p) else {
+                return Err(CommandError::CannotAccept(
+                    v.id,
+                    format!("the stone on {} is no longer on the board", self.gtp(p)),
+                ));
+            };
+            stones.push(RecordedMove::new(color, Some(p)));
+        }
+        let note = format!(
+            "{} ({}): played while the clock was stopped, accepted by the referee",
+            v.code.as_str(),
+            v.clause
+        );
+        for m in &mut stones {
+            m.comment = Some(note.clone());
+        }
+        let mut moves = self.record.moves[..base].to_vec();
+        moves.extend(stones);
+        moves.extend(self.record.moves[base..].iter().cloned());
+        let game = self.replayed(&moves).map_err(|e| {
+            CommandError::CannotAccept(v.id, format!("with them the record is not legal: {e}"))
+        })?;
+        self.rewrite_record(base, moves, game);
+        self.paused_base = None;
+        self.paused_times.clear();
+        self.close(v.id, "accepted");
+        self.rejudge_last_board();
+        Ok(())
+    }
+
+    /// Replaces the record's moves from index `from` on by `moves[from..]` (`game`: the
+    /// position after `moves`): `move_corrected` for each number whose move changes, `move`
+    /// for each number beyond the old record (`move_undone` for each one fewer). The captured
+    /// stones still lying are what the last board shows that the new position has not; the
+    /// presses still owed follow their stones.
+    pub(super) fn rewrite_record(&mut self, from: usize, moves: Vec<RecordedMove>, game: Game) {
+        let size = self.size();
+        let old = std::mem::take(&mut self.record.moves);
+        for (i, m) in moves.iter().enumerate().skip(from) {
+            let number = i as u32 + 1;
+            match old.get(i) {
+                Some(o) if o.color == m.color && o.point == m.point => {}
+                Some(_) => self.events.push_back(EventKind::MoveCorrected {
+                    number,
+                    color: m.color,
+                    point: m.point.map(|p| p.to_gtp(size)),
+                }),
+                None => self.events.push_back(match m.point {
+                    Some(p) => EventKind::Move {
+                        color: m.color,
+                        point: p.to_gtp(size),
+                        sgf: p.to_sgf(),
+                        number,
+                        captured: Vec::new(),
+                    },
+                    None => EventKind::Pass {
+                        color: m.color,
+                        number,
+                    },
+                }),
+            }
+        }
+        for (i, o) in old.iter().enumerate().skip(moves.len()).rev() {
+            self.events.push_back(EventKind::MoveUndone {
+                number: i as u32 + 1,
+                color: o.color,
+                point: o.point.map(|p| p.to_gtp(size)),
+            });
+        }
+        for side in &mut self.unpressed {
+            for u in side.iter_mut() {
+                if let Some(i) = moves
+                    .iter()
+                    .position(|m| m.point.is_some() && m.point == u.point)
+                {
+                    u.number = i as u32 + 1;
+                }
+            }
+        }
+        self.pending = self.pending_after(from, &moves, &game);
+        self.record.moves = moves;
+        self.game = game;
+        self.last = None;
+        self.trim_provisional(None);
+    }
+
+    /// The captured stones still lying on the last board after the record's moves are
+    /// replaced from index `from` by `moves[from..]` (`game`: the position after them): those
+    /// lying before, and those the new moves capture, that the board still shows and the new
+    /// position has not.
+    pub(super) fn pending_after(
+        &self,
+        from: usize,
+        moves: &[RecordedMove],
+        game: &Game,
+    ) -> Vec<Pending> {
+        let Some(grid) = &self.last_grid else {
+            return self.pending.clone();
+        };
+        let mut captured: Vec<Point> = self.pending.iter().map(|&(p, _)| p).collect();
+        if let Ok(mut g) = self.replayed(&moves[..from.min(moves.len())]) {
+            for m in &moves[from.min(moves.len())..] {
+                if let Ok(outcome) = g.play(m.color, m.point) {
+                    captured.extend(outcome.captured);
+                }
+            }
+        }
+        let board = game.board();
+        captured.sort_by_key(|p| p.index(self.size()));
+        captured.dedup();
+        captured
+            .into_iter()
+            .filter(|&p| board.get(p).is_none())
+            .filter_map(|p| Some((p, grid.get(p)?)))
+            .collect()
+    }
+
     /// Adjournment (C5): `sealed` is kept secret and play pauses; it is played on
     /// [`Referee::resume`].
     pub fn seal_move(&mut self, sealed: SealedMove) -> Result<(), CommandError> {
@@ -229,6 +364,29 @@ impl Referee {
             return Err(CommandError::NoViolation(id));
         };
         match ruling {
+            Ruling::Uphold => {
+                if v.penalty != Penalty::Notice {
+                    return Err(CommandError::NotANotice(id));
+                }
+                let sanction = self.config.profile.sanction(v.code);
+                self.note_on_last(&format!(
+                    "{} ({}): upheld by the referee",
+                    v.code.as_str(),
+                    v.clause
+                ));
+                self.close(id, "upheld");
+                if sanction.warning {
+                    self.give_warning(v.color);
+                }
+                if sanction.penalty == Penalty::Loss && self.result.is_none() {
+                    self.finish(GameResult {
+                        winner: Some(v.color.opposite()),
+                        reason: "referee",
+                        re: format!("{}+F", v.color.opposite().sgf_letter()),
+                    });
+                }
+                Ok(())
+            }
             Ruling::PutBack => {
                 if v.needs_board_fix {
                     // stays open until the board is put back
@@ -268,8 +426,14 @@ impl Referee {
                     Ok(())
                 }
                 ViolationCode::Takeback => self.accept_takeback(&v),
+                ViolationCode::PlayedWhilePaused if self.paused_base.is_some_and(|b| b < self.record.moves.len()) => {
+                    // moves were recorded since the resume: the stones played during the pause
+                    // came first, and go in before them (R22.8)
+                    self.accept_paused_before_later_moves(&v)
+                }
                 ViolationCode::PlayedWhilePaused => {
                     // the stones are judged as played, in the order the board's times give
+                    self.paused_base = None;
                     self.close(id, "accepted");
                     let times = std::mem::take(&mut self.paused_times);
                     if let Some(grid) = self.last_grid.clone() {
@@ -372,6 +536,7 @@ impl Referee {
             point: point.map(|p| self.gtp(p)),
         });
         self.note_at(i, "corrected by the referee");
+        self.trim_provisional(Some(number));
         if let Some(grid) = self.last_grid.clone() {
             self.refresh_guidance(&grid);
         }

@@ -69,6 +69,10 @@ pub struct PointTimes {
     pub seen_ms: u64,
 }
 
+/// A point uncertain for longer than this, ms of board time, is no hand over the board (a
+/// dead sensor, an object resting on it): [`Stabiliser::hands_over`].
+pub const HAND_STAY_MS: u64 = 30_000;
+
 /// Two stones seen at least this far apart, ms of board time, are told apart by their scans
 /// (three scans at 50 scans/s; [`PointTimes::told_apart_before`]).
 pub const TELL_APART_MS: u64 = 60;
@@ -578,6 +582,16 @@ impl Stabiliser {
             .filter(|(_, s)| s.is_some_and(|s| now.saturating_sub(s) >= self.config.stuck_ms))
             .map(|(i, _)| Point::from_index(i, self.size))
             .collect()
+    }
+
+    /// Whether a hand is over the board now: a point reads uncertain that read solidly less
+    /// than [`HAND_STAY_MS`] ago (a point uncertain for longer is a dead sensor or an object
+    /// resting on the board). A stone may be under it.
+    pub fn hands_over(&self) -> bool {
+        let now = self.now_ms;
+        self.uncertain_since
+            .iter()
+            .any(|s| s.is_some_and(|s| now.saturating_sub(s) < HAND_STAY_MS))
     }
 
     /// Whether any point has read uncertain for longer than `stuck_ms`.

@@ -269,6 +269,13 @@ pub enum Command {
     },
     /// The referee picks explanation `index` of an ambiguous board.
     Choose(usize),
+    /// The referee picks order `index` of the provisional moves that start at move `first`.
+    ChooseOrder {
+        /// 1-based number of the first provisional move.
+        first: u32,
+        /// The order, as `GET state`'s `provisional` lists them.
+        index: usize,
+    },
     /// The referee corrects move `number` to `point` (`None`: a pass).
     CorrectMove {
         /// 1-based move number.

@@ -116,6 +116,16 @@ impl Session {
         for p in referee.held_points() {
             scene.mark(p, Role::Ambiguous, None);
         }
+        // Moves recorded provisionally (issue 35): their stones, while they are the newest
+        // moves (the players see which stones are in question; the referee rules on the page).
+        let len = referee.record().moves.len();
+        if let Some(p) = referee.provisional().last() {
+            if p.from + p.len() + 2 >= len {
+                for q in referee.provisional_points_of(p) {
+                    scene.mark(q, Role::Ambiguous, None);
+                }
+            }
+        }
         for &(p, _) in referee.pending() {
             scene.mark(p, Role::Remove, None);
         }

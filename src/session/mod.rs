@@ -28,7 +28,9 @@ pub use input::{
 pub use moves::{move_views, MoveView};
 
 use smartgoban_protocol::{Button, ButtonCounters, Scan, Side};
-pub use state::{FaultCounts, Held, LinkView, SensorFaultView, SensorsView, StateView};
+pub use state::{
+    FaultCounts, Held, LinkView, ProvisionalView, SensorFaultView, SensorsView, StateView,
+};
 
 /// Session settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -529,6 +531,7 @@ impl Session {
         let is_settled = stabiliser.is_settled();
         let horizon = stabiliser.horizon_ms();
         let stuck = stabiliser.has_stuck_points();
+        let hands = stabiliser.hands_over();
         for (p, at) in presses {
             self.take_press(p, at);
         }
@@ -591,6 +594,7 @@ impl Session {
                 touched: touched.as_deref().unwrap_or(&[]),
                 complete,
                 came_up_ms: came_up,
+                hands,
             });
         }
         let touched = self.stabiliser.as_ref().map_or(&[][..], |s| s.touched());
@@ -805,6 +809,7 @@ impl Session {
                 }
             }
             Command::Choose(index) => self.referee.choose(index)?,
+            Command::ChooseOrder { first, index } => self.referee.choose_order(first, index)?,
             Command::CorrectMove { number, point } => self.referee.correct_move(number, point)?,
             Command::Warn { color, reason } => self.referee.warn(color, &reason)?,
             Command::Pause => {

@@ -138,6 +138,10 @@ pub struct StateView {
     /// While a board is held for the referee: the stones in question (GTP; the LEDs show them
     /// as `ambiguous`), and how many moves wait for the choice to be recorded.
     pub held: Option<Held>,
+    /// Moves recorded in the likeliest of several orders of the same stones (hands hid which
+    /// came first): provisional until the referee picks an order (`POST ambiguous/choose` with
+    /// `first` and the index of the order here). Oldest first.
+    pub provisional: Vec<ProvisionalView>,
     /// Points whose sensors read a colour the record cannot explain (set aside), and points
     /// whose sensors have read uncertain for long (dead sensors, objects on the board).
     pub sensor_anomalies: Vec<String>,
@@ -282,6 +286,18 @@ impl SensorsView {
     }
 }
 
+/// Moves recorded provisionally (`GET state`'s `provisional`).
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
+pub struct ProvisionalView {
+    /// The move numbers in question (consecutive, from 1).
+    pub numbers: Vec<u32>,
+    /// Each order that explains the stones, likeliest first: moves in order, a colour letter
+    /// and the GTP point (`BD4`), `?` marking a stone never seen.
+    pub orders: Vec<Vec<String>>,
+    /// The order in the record (an index of `orders`).
+    pub recorded: usize,
+}
+
 /// A board held for the referee (`GET state`'s `held`).
 #[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct Held {
@@ -292,6 +308,22 @@ pub struct Held {
     pub moves: usize,
     /// Explanations to choose from.
     pub explanations: usize,
+}
+
+/// Moves as `GET state` lists an explanation: a colour letter and the GTP point (`BD4`), `?`
+/// for a stone never seen.
+fn steps_text(steps: &[crate::referee::Step], size: u8) -> Vec<String> {
+    steps
+        .iter()
+        .map(|s| {
+            format!(
+                "{}{}{}",
+                s.color.sgf_letter(),
+                s.point.to_gtp(size),
+                if s.hidden { "?" } else { "" }
+            )
+        })
+        .collect()
 }
 
 pub(super) fn view(session: &Session) -> StateView {
@@ -367,18 +399,15 @@ pub(super) fn view(session: &Session) -> StateView {
             .ambiguity()
             .unwrap_or_default()
             .iter()
-            .map(|c| {
-                c.steps
-                    .iter()
-                    .map(|s| {
-                        format!(
-                            "{}{}{}",
-                            s.color.sgf_letter(),
-                            gtp(s.point),
-                            if s.hidden { "?" } else { "" }
-                        )
-                    })
-                    .collect()
+            .map(|c| steps_text(&c.steps, size))
+            .collect(),
+        provisional: referee
+            .provisional()
+            .iter()
+            .map(|p| ProvisionalView {
+                numbers: p.numbers().collect(),
+                orders: p.orders.iter().map(|o| steps_text(o, size)).collect(),
+                recorded: p.recorded,
             })
             .collect(),
         held: referee.held_moves().map(|(moves, explanations)| Held {

@@ -403,27 +403,33 @@ impl VirtualBoard {
 
     /// The board neither sends nor reads for `duration_ms` of board time (a hung firmware, a
     /// stalled USB link): the physical board runs on, presses count, and a version-3 board
-    /// records its scans; an unplug or a fault due meanwhile is skipped. What the host sent
-    /// meanwhile is read afterwards (the shell keeps it).
+    /// records its scans; a restart of the microcontroller due meanwhile happens, an unplug or
+    /// another fault is skipped. What the host sent meanwhile is read afterwards (the shell
+    /// keeps it).
     pub fn silence(&mut self, duration_ms: u64) {
         self.run_offline(duration_ms);
         self.garbage_until_ms = None;
     }
 
-    /// Runs `duration_ms` of board time without sending: scans recorded, not sent; unplugs and
-    /// faults due meanwhile skipped.
+    /// Runs `duration_ms` of board time without sending: scans recorded, not sent; a restart
+    /// of the microcontroller due meanwhile happens (its history starts over); unplugs and
+    /// other faults due meanwhile are skipped.
     fn run_offline(&mut self, duration_ms: u64) {
         let until = self.replay.board_ms().saturating_add(duration_ms);
         while self.replay.board_ms() < until {
-            if let Tick::Scan {
-                board_ms,
-                buttons,
-                cells,
-            } = self.replay.tick()
-            {
-                let clock_ms = self.clock_ms(board_ms);
-                self.record(clock_ms, buttons, &cells);
-                self.link.observe_buttons(buttons);
+            match self.replay.tick() {
+                Tick::Scan {
+                    board_ms,
+                    buttons,
+                    cells,
+                } => {
+                    let clock_ms = self.clock_ms(board_ms);
+                    self.record(clock_ms, buttons, &cells);
+                    self.link.observe_buttons(buttons);
+                }
+                // The microcontroller restarts whether or not a host listens.
+                Tick::Fault(LinkFault::Reset(kind)) => self.reset(kind),
+                _ => {}
             }
         }
     }

@@ -180,6 +180,8 @@ pub struct Lockstep {
     board_silent: bool,
     to_board: Vec<u8>,
     outputs: Vec<Event>,
+    /// Per event of `outputs`: the board time, ms, at which the session published it.
+    outputs_board_ms: Vec<u64>,
     link_log: Vec<LinkEvent>,
 }
 
@@ -236,6 +238,7 @@ impl Lockstep {
             board_silent: false,
             to_board: Vec::new(),
             outputs: Vec::new(),
+            outputs_board_ms: Vec::new(),
             link_log: Vec::new(),
         };
         l.exchange();
@@ -275,6 +278,12 @@ impl Lockstep {
     /// Every event the sessions published so far, in order (across host restarts).
     pub fn events(&self) -> &[Event] {
         &self.outputs
+    }
+
+    /// Per event of [`Lockstep::events`]: the board time, ms, at which it was published (the
+    /// board's time of the timeline, which runs on while the board is away).
+    pub fn events_board_ms(&self) -> &[u64] {
+        &self.outputs_board_ms
     }
 
     /// Every link event the sessions were given but scans, in order: `Up`, `Resumed`, `Down`.
@@ -459,8 +468,10 @@ impl Lockstep {
     }
 
     fn collect(&mut self) {
+        let board_ms = self.board.board_ms();
         while let Some(e) = self.session.poll_output() {
             self.outputs.push(e);
+            self.outputs_board_ms.push(board_ms);
         }
     }
 }

@@ -17,6 +17,7 @@ pub mod board;
 #[cfg(test)]
 mod calibration_tests;
 pub mod device;
+pub mod fuzz;
 pub mod hall;
 pub mod inject;
 pub mod loopback;

@@ -127,17 +127,34 @@ fn several_moves_between_settled_boards_and_an_ambiguous_board() {
     );
     assert_eq!(moves(&events), ["BA1", "WB1", "BR16", "WA2", "BK10"]);
     // black A2, B2, C1, White to move, then a hand over B1 and only a new black A1: White's
-    // throw-in at B1 captured under the hand, or Black out of turn — held for the referee
+    // throw-in at B1 captured under the hand, or Black out of turn. A violation is never
+    // presumed (issue 35): the throw-in is recorded at once, provisionally, play goes on, and
+    // the referee gets a notice — nothing charged
     let (events, snap) = run(
         "size 9\nat 0 place B A2\nat 500 place W J9\nat 1000 place B B2\n\
         at 1500 place W J8\nat 2000 place B C1\nat 2500 hand B1 0 600\nat 3000 place B A1\n",
     );
-    assert_eq!(moves(&events).len(), 5);
-    let amb = of_kind(&events, "ambiguous");
-    assert_eq!(amb.len(), 1);
-    assert_eq!(amb[0]["candidates"].as_array().unwrap().len(), 2);
-    assert!(violations(&events).is_empty());
-    assert_eq!(snap.state.move_number, 5);
+    assert_eq!(
+        moves(&events),
+        ["BA2", "WJ9", "BB2", "WJ8", "BC1", "WB1", "BA1"]
+    );
+    assert!(of_kind(&events, "ambiguous").is_empty());
+    let provisional = of_kind(&events, "provisional");
+    assert_eq!(provisional.len(), 1);
+    assert_eq!(provisional[0]["numbers"], json!([6, 7]));
+    assert_eq!(
+        violations(&events),
+        [(
+            "two_moves_in_a_row".to_string(),
+            "black".to_string(),
+            json!(["A1"])
+        )]
+    );
+    assert_eq!(of_kind(&events, "violation")[0]["penalty"], "notice");
+    assert!(of_kind(&events, "warning").is_empty());
+    assert_eq!(snap.state.move_number, 7);
+    assert_eq!(snap.state.provisional.len(), 1);
+    assert_eq!(snap.state.provisional[0].numbers, [6, 7]);
     // the same without a hand over B1: nothing can have come and gone there, so the new black
     // A1 is Black's second move in a row (R17.2), not held
     let (events, _) = run(

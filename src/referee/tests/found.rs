@@ -19,6 +19,7 @@ impl Board {
             times: vec![PointTimes::default(); n],
             t: 0,
             events: Vec::new(),
+            hands: false,
         };
         for &(c, p) in stones {
             b.grid.set(p, Some(c));

@@ -8,6 +8,7 @@ use crate::event::EventKind;
 mod count;
 mod cycles;
 mod found;
+mod proof;
 mod takeback;
 
 const B: Color = Color::Black;
@@ -20,6 +21,9 @@ struct Board {
     times: Vec<PointTimes>,
     t: u64,
     events: Vec<EventKind>,
+    /// The next boards are settled with a hand over the board elsewhere
+    /// ([`Observation::hands`]).
+    hands: bool,
 }
 
 impl Board {
@@ -33,6 +37,7 @@ impl Board {
             times: vec![PointTimes::default(); n],
             t: 0,
             events: Vec::new(),
+            hands: false,
         };
         b.settle();
         b.drain();
@@ -83,6 +88,7 @@ impl Board {
             touched: &[],
             complete: true,
             came_up_ms: None,
+            hands: self.hands,
         });
         self.r.on_tick(self.t, true, &[]);
         self.drain();
@@ -232,27 +238,38 @@ fn two_moves_between_boards_and_a_capture_inside_them() {
 }
 
 #[test]
-fn an_ambiguous_board_is_held_for_the_referee() {
-    // black A2, B2, C1; White to move; the board shows only a new black A1.
+fn a_throw_in_nobody_saw_or_a_stone_out_of_turn_is_recorded_as_the_throw_in_with_a_notice() {
+    // black A2, B2, C1; White to move; the board shows only a new black A1: a white throw-in
+    // at B1 captured by A1 (nobody saw it), or Black playing twice (R17.2). A violation is
+    // never presumed: the throw-in is recorded at once, provisionally, and play goes on; the
+    // referee gets a notice (no warning) and may choose otherwise (issue 35).
     let mut b = Board::even(9);
     b.play(&["A2", "J9", "B2", "J8", "C1"]);
     b.take_events();
     b.put(&[(B, "A1")]);
     let ev = b.take_events();
-    let amb = ev.iter().find_map(|e| match e {
-        EventKind::Ambiguous { candidates } => Some(candidates.clone()),
-        _ => None,
-    });
-    let amb = amb.expect("ambiguous event");
-    assert_eq!(amb.len(), 2);
-    assert_eq!(b.moves().len(), 5, "nothing recorded");
-    assert!(violations(&ev).is_empty());
-    // the referee rules: a white throw-in at B1, captured by A1
-    let i = amb.iter().position(|c| c.len() == 2).unwrap();
-    b.r.choose(i).unwrap();
-    b.drain();
     assert_eq!(b.moves(), ["BA2", "WJ9", "BB2", "WJ8", "BC1", "WB1", "BA1"]);
     assert_eq!(b.r.game().captures(B), 1);
+    let provisional = ev.iter().find_map(|e| match e {
+        EventKind::Provisional { numbers, .. } => Some(numbers.clone()),
+        _ => None,
+    });
+    assert_eq!(provisional, Some(vec![6, 7]));
+    assert_eq!(
+        violations(&ev),
+        [("two_moves_in_a_row", B, vec!["A1".to_string()])]
+    );
+    let penalty = ev.iter().find_map(|e| match e {
+        EventKind::Violation { penalty, .. } => Some(*penalty),
+        _ => None,
+    });
+    assert_eq!(penalty, Some("notice"));
+    assert!(!ev.iter().any(|e| matches!(e, EventKind::Warning { .. })));
+    assert_eq!(b.r.warnings(), [0, 0]);
+    assert!(b.r.record().moves[5]
+        .comment
+        .as_deref()
+        .is_some_and(|c| c.contains("provisional")));
 }
 
 #[test]
@@ -725,11 +742,11 @@ fn a_ko_retake_whose_capture_is_lifted_later_is_one_violation() {
 }
 
 #[test]
-fn stones_held_for_the_referee_are_not_guidance_to_lift() {
+fn stones_recorded_provisionally_are_not_guidance_to_lift() {
     let mut b = Board::even(9);
     b.play(&["A2", "J9", "B2", "J8", "C1"]);
     b.put(&[(B, "A1")]);
-    assert!(b.r.ambiguity().is_some());
+    assert_eq!(b.r.provisional().len(), 1);
     assert!(b.r.guidance().is_empty(), "{:?}", b.r.guidance());
     assert_eq!(b.r.phase(), Phase::Play);
 }
@@ -752,10 +769,9 @@ fn captures_lifted_on_the_same_board_as_the_reply_are_not_missed() {
 }
 
 #[test]
-fn a_board_after_a_held_one_extends_its_explanations_and_never_reorders_them() {
-    // black A2, B2, C1; White to move; A1 appears (a white throw-in at B1 captured, or a
-    // white pass), then White plays E5. "E5 then A1" would also explain the last board, but
-    // A1 was seen first: the explanations grow, nothing is recorded until the referee rules.
+fn play_goes_on_being_recorded_after_moves_recorded_provisionally() {
+    // black A2, B2, C1; White to move; A1 appears (a white throw-in at B1 captured, or Black
+    // out of turn), then White plays E5: recorded at once after the provisional moves.
     let mut b = Board::even(9);
     b.play(&["A2", "J9", "B2", "J8", "C1"]);
     b.put(&[(B, "A1")]);
@@ -763,19 +779,12 @@ fn a_board_after_a_held_one_extends_its_explanations_and_never_reorders_them() {
     b.put(&[(W, "E5")]);
     let ev = b.take_events();
     assert!(violations(&ev).is_empty(), "{ev:?}");
-    assert_eq!(b.moves().len(), 5, "nothing recorded");
-    let amb = b.r.ambiguity().expect("still held").to_vec();
-    assert_eq!(amb.len(), 2);
-    assert!(amb
-        .iter()
-        .all(|c| c.steps.last().unwrap().point == b.p("E5")));
-    let i = amb.iter().position(|c| !c.out_of_turn).unwrap();
-    b.r.choose(i).unwrap();
-    b.drain();
     assert_eq!(
         b.moves(),
         ["BA2", "WJ9", "BB2", "WJ8", "BC1", "WB1", "BA1", "WE5"]
     );
+    assert_eq!(b.r.provisional().len(), 1);
+    assert_eq!(b.r.provisional()[0].numbers(), 6..=7);
     assert!(b.r.ambiguity().is_none());
 }
 
@@ -798,4 +807,53 @@ fn presses_while_the_board_is_out_of_step_with_the_record_are_not_judged() {
     let ev = b.take_events();
     assert!(violations(&ev).is_empty(), "{ev:?}");
     assert_eq!(b.r.warnings(), warnings);
+}
+
+#[test]
+fn stones_played_during_a_pause_and_accepted_go_in_before_the_moves_made_after_the_resume() {
+    // R22.8, issue 35: K10 (B) and C10 (W) go down while the referee has the clock stopped;
+    // play resumes and R10 (B), C6 (W) follow while the paused stones are still to be ruled
+    // on; accepted, the record reads them in the order played: K10, C10, R10, C6.
+    let mut b = Board::new(GameSetup::even(19), RefereeConfig::default());
+    b.play(&["D4", "Q16"]);
+    b.r.pause().unwrap();
+    b.put(&[(B, "K10")]);
+    b.put(&[(W, "C10")]);
+    b.r.resume().unwrap();
+    b.drain();
+    b.settle();
+    let flagged =
+        b.r.violations()
+            .iter()
+            .find(|v| v.code == ViolationCode::PlayedWhilePaused)
+            .map(|v| v.id)
+            .expect("the stones played during the pause are flagged");
+    b.put(&[(B, "R10")]);
+    b.put(&[(W, "C6")]);
+    assert_eq!(b.moves(), ["BD4", "WQ16", "BR10", "WC6"]);
+    b.take_events();
+    b.r.resolve(flagged, Ruling::AcceptAsPlayed).unwrap();
+    b.drain();
+    assert_eq!(b.moves(), ["BD4", "WQ16", "BK10", "WC10", "BR10", "WC6"]);
+    let ev = b.take_events();
+    // the feed: moves 3 and 4 corrected, 5 and 6 new
+    let corrected: Vec<u32> = ev
+        .iter()
+        .filter_map(|e| match e {
+            EventKind::MoveCorrected { number, .. } => Some(*number),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(corrected, [3, 4]);
+    let new: Vec<u32> = ev
+        .iter()
+        .filter_map(|e| match e {
+            EventKind::Move { number, .. } => Some(*number),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(new, [5, 6]);
+    assert!(b.r.violations().iter().all(|v| !v.open));
+    assert_eq!(b.r.phase(), Phase::Play);
+    assert_eq!(b.r.game().to_move(), B);
 }

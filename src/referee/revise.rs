@@ -1,0 +1,359 @@
+//! Looking back before flagging (issue 35). A board the record explains only with a violation
+//! — a stone out of turn (R17.2), a forbidden stone or a ko retaken (R18.3, R19), stones gone
+//! that no capture took — may instead show that the record's last moves were misread: a stone
+//! placed and captured under hands that no scan saw clear (a throw-in), or stones whose order
+//! the hands hid. A human referee looks back before penalising; so does this one.
+//!
+//! The last [`REVISE_MOVES`] moves (never past a pass: a button press is certain) are played
+//! again from before them with every stone the board now shows, in every order their times
+//! allow, and with at most one stone nobody saw on an empty point a hand was over since they
+//! began (captured again within the line, or it would be on the board). The fewest moves
+//! looked back, then the fewest stones nobody saw, win. A line that explains the board with no
+//! violation replaces those moves in the record: `move_corrected` for each changed move,
+//! `move` for each one more; every move of the line carries an SGF comment saying so (a stone
+//! nobody saw: "never seen"), and the referee gets a `notice` naming what would otherwise have
+//! been flagged. Several such lines that lead to the same position are recorded as
+//! provisional ([`super::provisional`]); several that lead to different positions revise
+//! nothing.
+
+use super::*;
+
+/// Most of the record's last moves looked at again before a violation is flagged.
+pub const REVISE_MOVES: usize = 6;
+
+/// Most empty points tried for a stone nobody saw (the nearest to the new stones first).
+const MAX_HIDDEN_SPOTS: usize = 24;
+
+impl Referee {
+    /// Looks back over the record's last moves for a line that explains `obs`'s board without
+    /// a violation (module docs); `would_flag` names what would be flagged otherwise (for the
+    /// notice). Returns whether the record was revised.
+    pub(super) fn revise(&mut self, obs: Observation<'_>, would_flag: ViolationCode) -> bool {
+        if self.config.policy == Policy::AcceptAsPlayed
+            || !matches!(self.phase, Phase::Play | Phase::Desync)
+        {
+            return false;
+        }
+        let len = self.record.moves.len();
+        let size = self.size();
+        for k in 1..=REVISE_MOVES.min(len) {
+            let tail = &self.record.moves[len - k..];
+            if tail.iter().any(|m| m.point.is_none()) {
+                return false; // a pass is a press of a button: certain
+            }
+            let Ok(base) = self.replayed(&self.record.moves[..len - k]) else {
+                return false;
+            };
+            // the stones the tail captured lie on the base's board; those lying from before
+            // are still captured stones
+            let mut g = base.clone();
+            let mut tail_captured = Vec::new();
+            for m in tail {
+                match g.play(m.color, m.point) {
+                    Ok(outcome) => tail_captured.extend(outcome.captured),
+                    Err(_) => return false,
+                }
+            }
+            let pending: Vec<Pending> = self
+                .pending
+                .iter()
+                .filter(|(p, _)| !tail_captured.contains(p))
+                .copied()
+                .collect();
+            // a stone nobody saw went on a point a hand was over since the tail began
+            let since = tail
+                .iter()
+                .filter_map(|m| m.point)
+                .map(|p| obs.times_of(p).left_ms)
+                .min()
+                .unwrap_or(obs.at_ms);
+            let new_points: Vec<Point> = obs
+                .grid
+                .iter()
+                .filter(|&(p, c)| c.is_some() && base.board().get(p).is_none())
+                .map(|(p, _)| p)
+                .collect();
+            let mut spots: Vec<Point> = obs
+                .grid
+                .iter()
+                .filter(|&(p, c)| c.is_none() && base.board().get(p).is_none())
+                .map(|(p, _)| p)
+                .filter(|p| obs.touched.get(p.index(size)).is_some_and(|&t| t >= since))
+                .collect();
+            let distance = |p: &Point| {
+                new_points
+                    .iter()
+                    .map(|q| u32::from(p.x.abs_diff(q.x)) + u32::from(p.y.abs_diff(q.y)))
+                    .min()
+                    .unwrap_or(u32::MAX)
+            };
+            spots.sort_by_key(distance);
+            spots.truncate(MAX_HIDDEN_SPOTS);
+            for hidden in 0..=usize::from(!spots.is_empty()) {
+                let lines = explain_lines(&base, &pending, obs.grid, obs.timing(), &spots, hidden);
+                let candidates: Vec<Candidate> = lines
+                    .into_iter()
+                    .filter(|(steps, _)| steps.len() >= k)
+                    .filter(|(steps, _)| steps.iter().filter(|s| s.hidden).count() == hidden)
+                    // a stone the board saw down where the record has it stays a move: the
+                    // line only reorders them and adds what no scan saw
+                    .filter(|(steps, _)| {
+                        tail.iter().all(|m| {
+                            steps
+                                .iter()
+                                .any(|s| s.color == m.color && Some(s.point) == m.point)
+                        })
+                    })
+                    .map(|(steps, tally)| Candidate {
+                        steps,
+                        out_of_turn: false,
+                        still_pending: tally.still_pending,
+                    })
+                    .collect();
+                if candidates.is_empty() {
+                    continue;
+                }
+                // the record's own tail is no revision (it led here)
+                let same_as_tail = |c: &Candidate| {
+                    c.steps
+                        .iter()
+                        .zip(tail)
+                        .all(|(s, m)| m.color == s.color && m.point == Some(s.point))
+                        && c.steps.len() == k
+                };
+                if candidates.iter().any(same_as_tail) {
+                    continue;
+                }
+                let saved = self.clone();
+                if !self.positions_agree(&base, &candidates) {
+                    return false;
+                }
+                if self.adopt_revision(
+                    k,
+                    base.clone(),
+                    pending.clone(),
+                    candidates,
+                    obs,
+                    would_flag,
+                ) {
+                    return true;
+                }
+                *self = saved;
+                return false;
+            }
+        }
+        false
+    }
+
+    /// Whether every line of `candidates` from `base` ends in the same position.
+    fn positions_agree(&self, base: &Game, candidates: &[Candidate]) -> bool {
+        let size = self.size();
+        let ends: Vec<Option<(crate::rules::Board, Color, Vec<Pending>)>> = candidates
+            .iter()
+            .map(|c| {
+                let mut g = base.clone();
+                for s in &c.steps {
+                    g.play(s.color, Some(s.point)).ok()?;
+                }
+                let mut pending = c.still_pending.clone();
+                pending.sort_by_key(|&(p, _)| p.index(size));
+                Some((g.board().clone(), g.to_move(), pending))
+            })
+            .collect();
+        ends.first()
+            .and_then(|e| e.as_ref())
+            .is_some_and(|first| ends.iter().all(|e| e.as_ref() == Some(first)))
+    }
+
+    /// Replaces the record's last `k` moves by the likeliest of `candidates` (lines from
+    /// `base`, where `pending` captured stones still lay), as the module docs say.
+    fn adopt_revision(
+        &mut self,
+        k: usize,
+        base: Game,
+        pending: Vec<Pending>,
+        candidates: Vec<Candidate>,
+        obs: Observation<'_>,
+        would_flag: ViolationCode,
+    ) -> bool {
+        let previous = self
+            .record
+            .moves
+            .len()
+            .checked_sub(k + 1)
+            .and_then(|i| self.record.moves.get(i))
+            .and_then(|m| m.point);
+        let ranked = rank(candidates, obs, previous);
+        let Some(best) = ranked.first().cloned() else {
+            return false;
+        };
+        let len = self.record.moves.len();
+        let from = len - k;
+        let old: Vec<RecordedMove> = self.record.moves[from..].to_vec();
+        // the moves already pressed for keep their press
+        let pressed: Vec<Point> = old
+            .iter()
+            .filter_map(|m| m.point)
+            .filter(|&p| {
+                !self
+                    .unpressed
+                    .iter()
+                    .flatten()
+                    .any(|u| u.number as usize > from && u.point == Some(p))
+            })
+            .collect();
+        // unwind
+        self.revised_at = Some(from);
+        self.record.moves.truncate(from);
+        self.game = base;
+        self.pending = pending;
+        self.last = None;
+        for side in &mut self.unpressed {
+            side.retain(|u| u.number as usize <= from);
+        }
+        self.last_owed_seen = self.last_owed_seen.filter(|&(n, _)| n as usize <= from);
+        self.trim_provisional(None);
+        // record the line; its moves' events become corrections where they change a move
+        let first_event = self.events.0.len();
+        let fresh: Vec<Point> = best.steps.iter().flat_map(|s| s.captured.clone()).collect();
+        let mut g = self.game.clone();
+        for s in &best.steps {
+            let _ = g.play(s.color, Some(s.point));
+        }
+        let mut pending_now = self.pending.clone();
+        pending_now.extend(
+            best.steps
+                .iter()
+                .flat_map(|s| s.captured.iter().map(move |&p| (p, s.color.opposite()))),
+        );
+        let tally = match explain(&g, &pending_now, obs.grid) {
+            Verdict::Unchanged(t) => t,
+            _ => return false,
+        };
+        self.record_steps(&best.steps, obs);
+        if self.record.moves.len() != from + best.steps.len() {
+            return false;
+        }
+        let size = self.size();
+        let mut events: Vec<(EventKind, Option<u64>)> =
+            self.events.0.drain(first_event..).collect();
+        events.retain_mut(|(e, _)| {
+            let EventKind::Move {
+                number,
+                color,
+                point,
+                ..
+            } = e
+            else {
+                return true;
+            };
+            let Some(was) = (*number as usize)
+                .checked_sub(from + 1)
+                .and_then(|i| old.get(i))
+            else {
+                return true; // a move more
+            };
+            if was.color == *color && was.point.map(|p| p.to_gtp(size)).as_deref() == Some(point) {
+                return false; // unchanged
+            }
+            *e = EventKind::MoveCorrected {
+                number: *number,
+                color: *color,
+                point: Some(point.clone()),
+            };
+            true
+        });
+        self.events.0.extend(events);
+        self.apply_tally(tally, &fresh);
+        // clock readings stay with their move numbers; presses already made stay made
+        for (i, m) in old.iter().enumerate() {
+            if let Some(now) = self.record.moves.get_mut(from + i) {
+                now.time_left_ms = m.time_left_ms;
+                now.periods_left = m.periods_left;
+            }
+        }
+        for side in &mut self.unpressed {
+            side.retain(|u| {
+                let was_pressed = u.point.is_some_and(|p| pressed.contains(&p));
+                let hidden = best
+                    .steps
+                    .iter()
+                    .any(|s| s.hidden && Some(s.point) == u.point);
+                !(was_pressed || hidden)
+            });
+        }
+        let before: Vec<String> = old
+            .iter()
+            .map(|m| {
+                format!(
+                    "{}{}",
+                    m.color.sgf_letter(),
+                    m.point.map_or("pass".into(), |p| p.to_gtp(size))
+                )
+            })
+            .collect();
+        let hidden: Vec<String> = best
+            .steps
+            .iter()
+            .filter(|s| s.hidden)
+            .map(|s| format!("{} {}", s.color.as_str(), s.point.to_gtp(size)))
+            .collect();
+        let why = if hidden.is_empty() {
+            "the stones' order".to_string()
+        } else {
+            format!(
+                "a stone nobody saw ({}, captured under hands)",
+                hidden.join(", ")
+            )
+        };
+        let note = format!(
+            "revised after the fact: {why} explains the board; the record had {} here",
+            before.join(" ")
+        );
+        for i in from..self.record.moves.len() {
+            self.note_at(i, &note);
+        }
+        for (i, s) in best.steps.iter().enumerate() {
+            if s.hidden {
+                self.note_at(
+                    from + i,
+                    "never seen on the board (placed and captured under hands)",
+                );
+            }
+        }
+        if ranked.len() > 1 {
+            let p = Provisional {
+                from,
+                orders: ranked.into_iter().map(|c| c.steps).collect(),
+                recorded: 0,
+            };
+            self.mark_provisional(p);
+        }
+        // what was flagged about these stones meanwhile was no violation after all
+        let revised_points: Vec<Point> = best.steps.iter().map(|s| s.point).collect();
+        let withdrawn: Vec<u32> = self
+            .violations
+            .iter()
+            .filter(|v| v.open && v.points.iter().any(|p| revised_points.contains(p)))
+            .map(|v| v.id)
+            .collect();
+        for id in withdrawn {
+            self.close(id, "revised");
+        }
+        let color = best.steps.last().map_or(self.game.to_move(), |s| s.color);
+        let points = revised_points;
+        self.notice(
+            would_flag,
+            color,
+            points,
+            format!(
+                "not flagged: {why} explains the board without it (moves {}-{} revised; the record had {})",
+                from + 1,
+                self.record.moves.len(),
+                before.join(" ")
+            ),
+            obs.grid,
+        );
+        true
+    }
+}

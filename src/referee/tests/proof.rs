@@ -1,0 +1,312 @@
+//! No penalty without proof (issue 35, [`crate::referee`]'s `proof`): every violation that
+//! costs a player stands on evidence that proves it — and the same act on evidence that does
+//! not (a hand over the board, the record's last moves in question, a lost history, a board
+//! out of step) is a `notice`: nothing charged, the same guidance on the LEDs.
+
+use super::*;
+
+/// The violations of `ev` with their penalty.
+fn penalties(ev: &[EventKind]) -> Vec<(&'static str, &'static str)> {
+    ev.iter()
+        .filter_map(|e| match e {
+            EventKind::Violation { code, penalty, .. } => Some((*code, *penalty)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn warnings(ev: &[EventKind]) -> usize {
+    count(ev, |e| matches!(e, EventKind::Warning { .. }))
+}
+
+/// Black E5; then Black G7 (out of turn), on a board seen whole or with a hand elsewhere.
+fn two_in_a_row(hands: bool) -> Board {
+    let mut b = Board::even(9);
+    b.play(&["E5"]);
+    b.take_events();
+    b.hands = hands;
+    b.put(&[(B, "G7")]);
+    b
+}
+
+#[test]
+fn two_moves_in_a_row_is_proven_on_a_board_seen_whole_and_a_notice_with_a_hand_over_it() {
+    let mut b = two_in_a_row(false);
+    let ev = b.take_events();
+    assert_eq!(penalties(&ev), [("two_moves_in_a_row", "move_invalid")]);
+    assert_eq!(b.r.warnings(), [1, 0]);
+    let mut b = two_in_a_row(true);
+    let ev = b.take_events();
+    assert_eq!(penalties(&ev), [("two_moves_in_a_row", "notice")]);
+    assert_eq!(warnings(&ev), 0);
+    assert_eq!(b.r.warnings(), [0, 0]);
+    // the stone still does not belong in the record: it is shown to lift
+    assert_eq!(b.r.guidance().remove, [b.p("G7")]);
+    assert_eq!(b.moves(), ["BE5"]);
+}
+
+#[test]
+fn a_violation_on_a_board_out_of_step_or_after_lost_history_or_provisional_moves_is_a_notice() {
+    // the record in question: the board's history of an outage lost
+    let mut b = Board::even(9);
+    b.play(&["E5", "C3"]);
+    b.r.board_unknown("the board restarted");
+    b.settle();
+    b.take_events();
+    b.put(&[(W, "G7")]);
+    let ev = b.take_events();
+    assert_eq!(penalties(&ev), [("two_moves_in_a_row", "notice")]);
+    assert!(format!("{ev:?}").contains("history of an outage was lost"));
+    // provisional moves just before (a throw-in nobody saw, or not)
+    let mut b = Board::even(9);
+    b.play(&["A2", "J9", "B2", "J8", "C1"]);
+    b.put(&[(B, "A1")]); // recorded provisionally: W B1 (unseen), B A1
+    b.take_events();
+    b.put(&[(B, "G7")]); // White was to move
+    let ev = b.take_events();
+    assert_eq!(penalties(&ev), [("two_moves_in_a_row", "notice")]);
+    assert!(format!("{ev:?}").contains("not known for sure"));
+    assert_eq!(b.r.warnings(), [0, 0]);
+}
+
+#[test]
+fn a_press_before_its_stone_is_proven_only_when_the_point_was_empty_after_it() {
+    // pressed 50 ms before the stone: a scan after the press still read the point empty
+    let press_then_stone = |gap: u64| {
+        let mut b = Board::even(9);
+        b.play(&["E5"]);
+        b.take_events();
+        b.t += 100;
+        let press = b.t;
+        b.t += gap;
+        b.set("C3", Some(W));
+        b.settle();
+        b.r.on_clock(W, press);
+        b.drain();
+        b.take_events()
+    };
+    assert_eq!(
+        penalties(&press_then_stone(50)),
+        [("clock_before_stone", "warning")]
+    );
+    // within a scan: the board cannot tell which came first
+    let ev = press_then_stone(10);
+    assert_eq!(penalties(&ev), [("clock_before_stone", "notice")]);
+    assert_eq!(warnings(&ev), 0);
+}
+
+#[test]
+fn a_press_without_a_stone_is_proven_only_while_no_hand_was_over_the_board() {
+    let mut b = Board::even(9);
+    b.play(&["E5"]);
+    b.take_events();
+    b.clock(W);
+    assert_eq!(
+        penalties(&b.take_events()),
+        [("clock_before_stone", "warning")]
+    );
+    // a hand over a point since the press: a stone may be under it
+    let mut b = Board::even(9);
+    b.play(&["E5"]);
+    b.take_events();
+    let press = b.t + 100;
+    let mut touched = vec![0; 81];
+    touched[b.p("C3").index(9)] = press + 40;
+    b.t = press + 60;
+    b.r.on_tick(b.t, false, &touched);
+    b.r.on_clock(W, press);
+    b.drain();
+    let ev = b.take_events();
+    assert_eq!(penalties(&ev), [("clock_before_stone", "notice")]);
+    assert!(format!("{ev:?}").contains("a hand was over the board since the press"));
+    assert_eq!(b.r.warnings(), [0, 0]);
+}
+
+/// Black captures white C3 with C2; `touched_c3`: a hand was over C3 since the capture.
+fn captured_c3(touched_c3: bool) -> Board {
+    let mut b = Board::even(9);
+    b.play(&["C4", "C3", "B3", "G7", "D3", "G6", "C2"]);
+    b.take_events();
+    if touched_c3 {
+        let mut touched = vec![0; 81];
+        touched[b.p("C3").index(9)] = b.t + 50;
+        b.t += 100;
+        b.r.on_tick(b.t, false, &touched);
+    }
+    b
+}
+
+#[test]
+fn a_press_before_the_captures_are_lifted_is_proven_only_for_stones_no_hand_was_over() {
+    let mut b = captured_c3(false);
+    b.clock(B);
+    assert_eq!(
+        penalties(&b.take_events()),
+        [("clock_before_captures", "warning")]
+    );
+    let mut b = captured_c3(true);
+    b.clock(B);
+    let ev = b.take_events();
+    // a stone a hand was over may have been lifted (and one of its colour put there)
+    assert!(penalties(&ev).iter().all(|&(_, p)| p == "notice"), "{ev:?}");
+    assert_eq!(b.r.warnings(), [0, 0]);
+}
+
+#[test]
+fn a_missed_capture_is_proven_only_for_stones_no_hand_was_over_since_the_capture() {
+    for (touched, want) in [(false, "warning"), (true, "notice")] {
+        let mut b = captured_c3(touched);
+        b.put(&[(W, "E5")]);
+        b.wait(3_000);
+        b.settle();
+        let ev = b.take_events();
+        assert_eq!(
+            penalties(&ev),
+            [("missed_capture", want)],
+            "touched {touched}"
+        );
+    }
+}
+
+#[test]
+fn a_wrong_capture_and_a_takeback_under_hands_are_notices() {
+    // wrong capture (R18.1): White plays G7 and lifts black D3, which has liberties
+    for (hands, want) in [(false, "warning"), (true, "notice")] {
+        let mut b = Board::even(9);
+        b.play(&["E5", "C3", "D3"]);
+        b.take_events();
+        b.hands = hands;
+        b.t += 300;
+        b.set("G7", Some(W));
+        b.set("D3", None);
+        b.settle();
+        let ev = b.take_events();
+        assert_eq!(penalties(&ev), [("wrong_capture", want)], "hands {hands}");
+        // the stone goes back all the same
+        assert!(b.r.guidance().restore.contains(&(b.p("D3"), B)));
+    }
+    // takeback (R17.3): a committed stone lifted and played elsewhere
+    for (hands, want) in [(false, "warning"), (true, "notice")] {
+        let mut b = Board::even(9);
+        b.play(&["E5", "C3", "G7"]);
+        b.wait(3_500);
+        b.take_events();
+        b.hands = hands;
+        b.t += 300;
+        b.set("G7", None);
+        b.set("B8", Some(B));
+        b.settle();
+        let ev = b.take_events();
+        assert_eq!(penalties(&ev), [("takeback", want)], "hands {hands}");
+    }
+}
+
+#[test]
+fn a_forbidden_stone_and_a_ko_retake_cost_a_pass_only_when_proven() {
+    for (hands, want) in [(false, "move_invalid"), (true, "notice")] {
+        let mut b = Board::even(9);
+        b.play(&["A2", "E5", "B1"]);
+        b.hands = hands;
+        b.put(&[(W, "A1")]);
+        let ev = b.take_events();
+        assert_eq!(penalties(&ev), [("forbidden_point", want)], "hands {hands}");
+        // proven: the move counts as a pass; not: White is still to move
+        let last = b.moves().last().cloned().unwrap();
+        assert_eq!(last == "Wpass", !hands, "{last}");
+        assert_eq!(b.r.guidance().remove, [b.p("A1")]);
+    }
+    for (hands, want) in [(false, "move_invalid"), (true, "notice")] {
+        let mut b = Board::even(9);
+        b.play(&["D5", "G5", "E6", "F6", "E4", "F4", "A9", "E5"]);
+        b.t += 300;
+        b.set("F5", Some(B));
+        b.set("E5", None);
+        b.settle();
+        b.take_events();
+        b.hands = hands;
+        b.t += 300;
+        b.set("E5", Some(W));
+        b.set("F5", None);
+        b.settle();
+        let ev = b.take_events();
+        assert_eq!(penalties(&ev), [("ko_recapture", want)], "hands {hands}");
+        assert_eq!(b.r.warnings(), [0, u32::from(!hands)]);
+    }
+}
+
+#[test]
+fn an_occupied_point_costs_a_pass_only_when_proven() {
+    for (hands, want) in [(false, "move_invalid"), (true, "notice")] {
+        let mut b = Board::even(9);
+        b.play(&["E5", "C3"]);
+        b.take_events();
+        b.hands = hands;
+        b.set("C3", Some(B));
+        b.settle();
+        b.clock(B);
+        let ev = b.take_events();
+        assert_eq!(penalties(&ev), [("occupied_point", want)], "hands {hands}");
+        assert_eq!(b.moves().last().unwrap() == "Bpass", !hands);
+    }
+}
+
+#[test]
+fn notices_never_add_up_to_a_loss() {
+    // two acts that would each be a warning, both unproven: no warning, no two_warnings_loss
+    let mut b = Board::even(9);
+    b.play(&["E5"]);
+    b.take_events();
+    b.hands = true;
+    b.put(&[(B, "G7")]);
+    b.lift(&["G7"]);
+    b.put(&[(B, "G3")]);
+    let ev = b.take_events();
+    assert_eq!(
+        penalties(&ev),
+        [
+            ("two_moves_in_a_row", "notice"),
+            ("two_moves_in_a_row", "notice")
+        ]
+    );
+    assert_eq!(b.r.warnings(), [0, 0]);
+    assert!(b.r.result().is_none());
+}
+
+#[test]
+fn a_flag_fall_is_the_clocks_own_fact_and_stands_under_hands() {
+    let mut b = Board::even(9);
+    b.play(&["E5"]);
+    b.hands = true;
+    b.settle();
+    b.take_events();
+    b.r.on_time_expired(W, b.t, FlagRuling::Loss);
+    b.drain();
+    assert_eq!(penalties(&b.take_events()), [("time_expired", "loss")]);
+    assert_eq!(b.r.result().unwrap().winner, Some(B));
+}
+
+#[test]
+fn the_referee_may_uphold_a_notice_and_only_a_notice() {
+    let mut b = two_in_a_row(true);
+    let id = b.r.violations()[0].id;
+    b.take_events();
+    b.r.resolve(id, Ruling::Uphold).unwrap();
+    b.drain();
+    let ev = b.take_events();
+    assert_eq!(
+        b.r.warnings(),
+        [1, 0],
+        "R17.2's warning, given by the referee"
+    );
+    assert!(ev.iter().any(|e| matches!(
+        e,
+        EventKind::ViolationResolved { how, .. } if how == "upheld"
+    )));
+    // a proven violation is no notice to uphold
+    let mut b = two_in_a_row(false);
+    let id = b.r.violations()[0].id;
+    assert_eq!(
+        b.r.resolve(id, Ruling::Uphold),
+        Err(CommandError::NotANotice(id))
+    );
+}

@@ -1,0 +1,212 @@
+//! Issue 35, the physical fuzzer ([`smartgoban::sim::fuzz`]): real games played on the virtual
+//! board by players whose every physical freedom is drawn from a wide range — replies from
+//! 100 ms, hands of any size over any points for any time, idle hands, slides, bounces,
+//! misreads, captures lifted late, cable pulls of 0.2–10 s, silences and restarts of the
+//! board's microcontroller at any moment — through the link into a session under the rules,
+//! with and without a clock. The invariants are checked, not an expected record: clean play
+//! never earns a penalty, every move is recorded (exactly, or provisionally in an order no
+//! sensor could tell), the feed never lags the board by more than 2 s once the stones are
+//! clear, the record equals the feed.
+//!
+//! CI runs a sample (a few games of the corpus, a few seeds, both with and without a clock).
+//! `SMARTGOBAN_PHYSICAL_ALL=1` runs the whole matrix: every clean game of the corpus × seeds
+//! 1–`SMARTGOBAN_PHYSICAL_SEEDS` (default 4) × with and without a clock, camera-like sensors,
+//! and every 10th game through Hall sensors; best in release:
+//! `SMARTGOBAN_PHYSICAL_ALL=1 cargo test --release --test integration physical -- --nocapture`.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use smartgoban::rules::GameRecord;
+use smartgoban::sim::fuzz::{play, FuzzOptions};
+
+use crate::support::{corpus_files, shared_corpus};
+
+/// One cell of the matrix.
+#[derive(Clone, Debug)]
+struct Item {
+    path: PathBuf,
+    seed: u64,
+    options: FuzzOptions,
+}
+
+/// Counts over the matrix, per invariant.
+#[derive(Default, Debug)]
+struct Tally {
+    games: usize,
+    moves: usize,
+    exact: usize,
+    provisional_games: usize,
+    provisional_moves: usize,
+    penalties: usize,
+    notices: BTreeMap<String, usize>,
+    referee_calls: BTreeMap<String, usize>,
+    wrong: usize,
+    held: usize,
+    late: usize,
+    feed_mismatch: usize,
+    max_lag_ms: u64,
+    ambiguities: BTreeMap<&'static str, usize>,
+    failures: Vec<String>,
+}
+
+fn matrix() -> Vec<Item> {
+    let all = std::env::var_os("SMARTGOBAN_PHYSICAL_ALL").is_some();
+    let seeds: u64 = std::env::var("SMARTGOBAN_PHYSICAL_SEEDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(if all { 4 } else { 2 });
+    let files = corpus_files();
+    // the sample: a spread of the corpus (the fixtures of a fresh clone are few: all of them)
+    let step = match (all, shared_corpus().is_some()) {
+        (true, _) => 1,
+        (false, true) => 60,
+        (false, false) => 2,
+    };
+    let filter = std::env::var("SMARTGOBAN_PHYSICAL_FILTER").ok();
+    let faults = std::env::var("SMARTGOBAN_PHYSICAL_FAULTS").as_deref() != Ok("0");
+    let mut items = Vec::new();
+    for (i, path) in files.iter().enumerate().step_by(step) {
+        if filter
+            .as_deref()
+            .is_some_and(|f| !path.to_string_lossy().contains(f))
+        {
+            continue;
+        }
+        for seed in 1..=seeds {
+            for clock in [false, true] {
+                let hall = all && i % 10 == 0 && seed == 1;
+                items.push(Item {
+                    path: path.clone(),
+                    seed,
+                    options: FuzzOptions {
+                        clock,
+                        faults,
+                        hall,
+                    },
+                });
+            }
+        }
+    }
+    items
+}
+
+fn run(item: &Item) -> Option<(String, smartgoban::sim::fuzz::check::Findings)> {
+    let record = GameRecord::from_sgf_bytes(&std::fs::read(&item.path).ok()?).ok()?;
+    let run = play(&record, item.seed, item.options)?;
+    let name = format!(
+        "{} seed {}{}{}",
+        item.path
+            .strip_prefix(shared_corpus().unwrap_or_default())
+            .unwrap_or(&item.path)
+            .display(),
+        item.seed,
+        if item.options.clock { ", clock" } else { "" },
+        if item.options.hall {
+            ", Hall sensors"
+        } else {
+            ""
+        }
+    );
+    Some((name, run.findings))
+}
+
+#[test]
+fn clean_play_of_any_physical_kind_is_recorded_without_penalty_and_the_feed_keeps_up() {
+    let items = matrix();
+    let threads = 2;
+    let results: Vec<(String, smartgoban::sim::fuzz::check::Findings)> =
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads)
+                .map(|t| {
+                    let items = &items;
+                    scope.spawn(move || {
+                        items
+                            .iter()
+                            .skip(t)
+                            .step_by(threads)
+                            .filter_map(run)
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap())
+                .collect()
+        });
+    let mut t = Tally::default();
+    for (name, f) in &results {
+        t.games += 1;
+        t.moves += f.moves;
+        t.exact += usize::from(f.exact);
+        t.provisional_games += usize::from(f.provisional > 0);
+        t.provisional_moves += f.provisional;
+        t.penalties += f.penalties.len();
+        for n in &f.notices {
+            *t.notices.entry(n.clone()).or_default() += 1;
+        }
+        for n in &f.referee_calls {
+            *t.referee_calls.entry(n.clone()).or_default() += 1;
+        }
+        t.wrong += usize::from(!f.wrong.is_empty());
+        t.held += usize::from(f.held > 0);
+        t.late += f.late.len();
+        t.feed_mismatch += usize::from(f.feed_mismatch.is_some());
+        t.max_lag_ms = t.max_lag_ms.max(f.max_lag_ms);
+        for a in &f.ambiguities {
+            *t.ambiguities.entry(a).or_default() += 1;
+        }
+        for line in f.failures() {
+            t.failures.push(format!("{name}: {line}"));
+        }
+    }
+    eprintln!(
+        "physical fuzzer: {} games, {} moves: {} exact, {} with provisional moves ({} moves); penalties {}, games with a wrong record {}, held at the end {}, late moves {}, feed != record {}; largest lag {} ms; notices {:?}; referee calls {:?}; ambiguities {:?}",
+        t.games,
+        t.moves,
+        t.exact,
+        t.provisional_games,
+        t.provisional_moves,
+        t.penalties,
+        t.wrong,
+        t.held,
+        t.late,
+        t.feed_mismatch,
+        t.max_lag_ms,
+        t.notices,
+        t.referee_calls,
+        t.ambiguities
+    );
+    assert!(t.games >= 4, "enough games: {}", t.games);
+    assert!(
+        t.failures.is_empty(),
+        "{} failures:\n{}",
+        t.failures.len(),
+        t.failures.join("\n")
+    );
+}
+
+/// `SMARTGOBAN_PHYSICAL_TRACE=FILE:SEED[:clock][:hall][:nofaults]:MOVE` prints one game's temperament,
+/// its timeline and the events published around move MOVE (for finding out what went wrong).
+#[test]
+fn trace_one_game_on_demand() {
+    let Ok(spec) = std::env::var("SMARTGOBAN_PHYSICAL_TRACE") else {
+        return;
+    };
+    let parts: Vec<&str> = spec.split(':').collect();
+    let path = corpus_files()
+        .into_iter()
+        .find(|p| p.to_string_lossy().contains(parts[0]))
+        .expect("a game of the corpus");
+    let seed: u64 = parts[1].parse().unwrap();
+    let at: usize = parts.last().unwrap().parse().unwrap();
+    let options = FuzzOptions {
+        clock: parts.contains(&"clock"),
+        faults: !parts.contains(&"nofaults"),
+        hall: parts.contains(&"hall"),
+    };
+    let record = GameRecord::from_sgf_bytes(&std::fs::read(&path).unwrap()).unwrap();
+    let trace = smartgoban::sim::fuzz::trace(&record, seed, options, at).unwrap();
+    eprintln!("{trace}");
+}
