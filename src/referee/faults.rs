@@ -192,6 +192,22 @@ impl Referee {
         if matches!(verdict, Verdict::Unexplained(_)) {
             return false;
         }
+        // Set aside, the rest is a violation: the board as it reads may instead show the
+        // record's last moves misread — a stone slid after it was recorded and its point
+        // taken by the reply under a hand (issue 35) — looked at before anything is flagged.
+        let would_flag = match &verdict {
+            Verdict::OutOfTurn { .. } => Some(ViolationCode::TwoMovesInARow),
+            Verdict::Illegal {
+                illegal: Illegal::Ko(_),
+                ..
+            } => Some(ViolationCode::KoRecapture),
+            Verdict::Illegal { .. } => Some(ViolationCode::ForbiddenPoint),
+            _ => None,
+        };
+        if would_flag.is_some_and(|code| self.revise(obs, code)) {
+            self.anomalies.clear();
+            return true;
+        }
         let masked_obs = Observation {
             grid: &masked,
             ..obs

@@ -23,7 +23,9 @@ impl Referee {
     }
 
     /// Looks at the board as found, if it is due. Returns true while the referee waits for a
-    /// complete board to look at (a board that is not complete is not judged meanwhile).
+    /// complete board to look at (a board that is not complete is not judged meanwhile) —
+    /// after an outage only while legal moves do not explain the board as it shows, and at
+    /// most [`PARTIAL_PATIENCE_MS`] of a board that never settles (quick play).
     ///
     /// * At the start of a game, one legal stone is the first move (put down as the board
     ///   came up: there is no order to guess; of the wrong colour, R17.1's `wrong_colors`). Any other difference to the
@@ -43,8 +45,30 @@ impl Referee {
             return false;
         }
         if !obs.complete {
-            return true;
+            let AsFound::AfterOutage(_) = &found else {
+                return true;
+            };
+            // Quick play: hands may never leave the board all at once. Stones that legal moves
+            // explain are judged as the board shows them, as any partial board is (the gap
+            // makes them unproven, [`super::proof`]); a board they do not explain waits for
+            // the complete board, or while it never settles for [`PARTIAL_PATIENCE_MS`] — the
+            // longer it waits, the more moves pile up that no order can be found for.
+            let grid = self.apply_fixes(obs.grid);
+            let verdict = explain_timed(&self.game, &self.pending, &grid, obs.timing(), &[]);
+            if matches!(
+                verdict,
+                Verdict::Unchanged(_) | Verdict::Moves { .. } | Verdict::Ambiguous(_)
+            ) {
+                self.as_found = None;
+                self.found_since = None;
+                return false;
+            }
+            let since = *self.found_since.get_or_insert(obs.at_ms);
+            if obs.at_ms.saturating_sub(since) < PARTIAL_PATIENCE_MS {
+                return true;
+            }
         }
+        self.found_since = None;
         self.as_found = None;
         match found {
             AsFound::GameStart => {

@@ -208,13 +208,7 @@ pub fn explain_timed(
     }
     let times = times.filter(|t| t.len() == usize::from(board.size()).pow(2));
     let unexplained = || Verdict::Unexplained(BoardDiff::between(board, grid));
-    let added: Vec<(Point, Color)> = grid
-        .iter()
-        .filter_map(|(p, sensed)| match (board.get(p), sensed) {
-            (None, Some(c)) if !pending.contains(&(p, c)) => Some((p, c)),
-            _ => None,
-        })
-        .collect();
+    let added = new_stones(board, pending, grid);
     if added.is_empty() {
         if let Some(t) = tally(board, pending, &[], grid) {
             return Verdict::Unchanged(t);
@@ -328,13 +322,7 @@ pub fn explain_lines(
         return Vec::new();
     }
     let times = times.filter(|t| t.len() == usize::from(board.size()).pow(2));
-    let added: Vec<(Point, Color)> = grid
-        .iter()
-        .filter_map(|(p, sensed)| match (board.get(p), sensed) {
-            (None, Some(c)) if !pending.contains(&(p, c)) => Some((p, c)),
-            _ => None,
-        })
-        .collect();
+    let added = new_stones(board, pending, grid);
     if added.len() > MAX_TIMED_NEW_STONES {
         return Vec::new();
     }
@@ -354,6 +342,20 @@ pub fn explain_lines(
         }
     }
     Vec::new()
+}
+
+/// The stones on `grid` that the record's `board` does not have: on empty points (not a
+/// `pending` captured stone still lying there), and stones of the other colour on a point
+/// whose stone a move of the line must capture first (captured and the point retaken under a
+/// hand, never seen empty: a ko, a snapback).
+fn new_stones(board: &Board, pending: &[Pending], grid: &StoneGrid) -> Vec<(Point, Color)> {
+    grid.iter()
+        .filter_map(|(p, sensed)| match (board.get(p), sensed) {
+            (None, Some(c)) if !pending.contains(&(p, c)) => Some((p, c)),
+            (Some(old), Some(c)) if old != c => Some((p, c)),
+            _ => None,
+        })
+        .collect()
 }
 
 /// One stone of the side not to move: a move out of turn (R17.2), unless a throw-in by the side
@@ -861,6 +863,28 @@ mod tests {
         // a move that also lifts a stone with liberties is not a move
         let b = grid(&g, &[("G7", B), ("C3", None)]);
         assert!(matches!(explain(&g, &[], &b), Verdict::Unexplained(_)));
+    }
+
+    /// Issue 35 (the physical fuzzer): a stone captured and its point retaken by the other
+    /// colour under hands, never seen empty, is explained by the line that captures it first.
+    #[test]
+    fn a_point_captured_and_retaken_unseen_is_explained_by_the_capture_first() {
+        // black C3 in atari (white B3, C2, D3); White to move captures at C4, Black plays G7,
+        // White plays C3: the board shows C3 white where it was black.
+        let g = game(&["C3", "B3", "G3", "C2", "G4", "D3", "G5"]);
+        let b = grid(&g, &[("C4", W), ("C3", W), ("G7", B)]);
+        let v = explain(&g, &[], &b);
+        assert_eq!(
+            moves_of(&v),
+            [
+                (Color::White, p("C4")),
+                (Color::Black, p("G7")),
+                (Color::White, p("C3"))
+            ]
+        );
+        if let Verdict::Moves { steps, .. } = v {
+            assert_eq!(steps[0].captured, vec![p("C3")]);
+        }
     }
 
     #[test]

@@ -394,6 +394,10 @@ pub struct Referee {
     /// runs, so it is for the presser's oldest unpressed move even if the opponent has
     /// already answered it.
     timed: bool,
+    /// Per side (black, white): the highest move number a clock press was taken for (moves
+    /// up to it are committed by a press: [`Referee::revise`] never slides them).
+    #[serde(default)]
+    pressed_upto: [u32; 2],
     /// Free handicap stones still to place (Chinese rules: Black places them anywhere).
     handicap_left: u8,
     handicap_total: u8,
@@ -440,6 +444,10 @@ pub struct Referee {
     /// ([`PARTIAL_PATIENCE_MS`]).
     #[serde(default)]
     partial_since: Option<u64>,
+    /// Board time, ms, since which the board as found after an outage waits for a complete
+    /// board that legal moves do not explain ([`Referee::look_as_found`]).
+    #[serde(default)]
+    found_since: Option<u64>,
     now_ms: u64,
     last_grid: Option<StoneGrid>,
     /// The times of the last board seen while paused (one per point, dense index): the order
@@ -549,6 +557,7 @@ impl Referee {
             unpressed: [Vec::new(), Vec::new()],
             last_owed_seen: None,
             timed: false,
+            pressed_upto: [0, 0],
             handicap_left: setup.free_handicap,
             handicap_total: setup.free_handicap,
             handicap_placed: Vec::new(),
@@ -560,6 +569,7 @@ impl Referee {
             scoring_since_ms: 0,
             sealed: None,
             partial_since: None,
+            found_since: None,
             overdue: None,
             captured_at: Vec::new(),
             first_touched: Vec::new(),

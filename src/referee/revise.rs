@@ -25,6 +25,12 @@ pub const REVISE_MOVES: usize = 6;
 const MAX_HIDDEN_SPOTS: usize = 24;
 
 impl Referee {
+    /// Whether the move numbered `number` of `color` was committed by a clock press (its
+    /// own, or a later move's of the same player).
+    fn pressed(&self, color: Color, number: u32) -> bool {
+        number <= self.pressed_upto[side(color)]
+    }
+
     /// Looks back over the record's last moves for a line that explains `obs`'s board without
     /// a violation (module docs); `would_flag` names what would be flagged otherwise (for the
     /// notice). Returns whether the record was revised.
@@ -96,12 +102,23 @@ impl Referee {
                     .filter(|(steps, _)| steps.len() >= k)
                     .filter(|(steps, _)| steps.iter().filter(|s| s.hidden).count() == hidden)
                     // a stone the board saw down where the record has it stays a move: the
-                    // line only reorders them and adds what no scan saw
+                    // line only reorders them and adds what no scan saw — or, where the board
+                    // no longer shows it and no press has committed it, it slid under the
+                    // finger to a neighbouring point after it was recorded (and the point may
+                    // since hold another stone); a stone moved after its press is a
+                    // `moved_stone` (R17.5)
                     .filter(|(steps, _)| {
-                        tail.iter().all(|m| {
-                            steps
-                                .iter()
-                                .any(|s| s.color == m.color && Some(s.point) == m.point)
+                        tail.iter().zip(len - k + 1..).all(|(m, number)| {
+                            let Some(at) = m.point else { return false };
+                            steps.iter().any(|s| s.color == m.color && s.point == at)
+                                || (!self.pressed(m.color, number as u32)
+                                    && obs.grid.get(at) != Some(m.color)
+                                    && steps.iter().any(|s| {
+                                        s.color == m.color
+                                            && !s.hidden
+                                            && s.point.x.abs_diff(at.x) + s.point.y.abs_diff(at.y)
+                                                == 1
+                                    }))
                         })
                     })
                     .map(|(steps, tally)| Candidate {

@@ -176,6 +176,10 @@ pub struct Stabiliser {
     last_change_ms: u64,
     now_ms: u64,
     started: bool,
+    /// Board time, ms, of the last scan before a [`Stabiliser::restart`], until the first scan
+    /// after it: a point that comes back changed changed somewhere in the gap.
+    #[serde(default)]
+    gap_from: Option<u64>,
     /// The whole board is settled now.
     settled: bool,
     /// Board time, ms, by which every point had first been read solidly ([`Self::first_look_ms`]).
@@ -212,6 +216,7 @@ impl Stabiliser {
             last_change_ms: 0,
             now_ms: 0,
             started: false,
+            gap_from: None,
             settled: false,
             first_look: None,
             horizon: Some(0),
@@ -227,12 +232,17 @@ impl Stabiliser {
 
     /// Forgets the readings (after a reconnect or a board reset) but keeps every point's
     /// settled reading, so that a board that comes back unchanged produces no change; a point
-    /// that comes back changed is dated from its first scan (what happened meanwhile has no
-    /// time).
+    /// that comes back changed (or hidden) changed somewhere in the gap: it is dated from the
+    /// last scan before it (`left_ms`) to its first solid reading after it (`seen_ms`), so the
+    /// gap never orders it after a stone seen before the gap (issue 35: a board that restarted
+    /// and lost its history shows every stone of the gap at once, at its first scan).
     pub fn restart(&mut self) {
+        if self.started {
+            self.gap_from = Some(self.now_ms);
+        }
         self.reading.fill(Cell::Uncertain);
         self.uncertain_since.fill(None);
-        self.left_at.fill(None);
+        // a disturbance going on at the gap goes on through it (its start is kept)
         self.started = false;
         self.settled = false;
     }
@@ -250,9 +260,11 @@ impl Stabiliser {
         self.stats.scans += 1;
         let t = t_ms.max(self.now_ms);
         self.now_ms = t;
+        let mut gap_from = None;
         if !self.started {
             self.started = true;
             self.last_change_ms = t;
+            gap_from = self.gap_from.take();
         }
         let settle_ms = self.config.settle_ms;
         let stuck_ms = self.config.stuck_ms;
@@ -304,7 +316,9 @@ impl Stabiliser {
                 // stone comes later. One that starts with the new reading itself shows a
                 // change made before this scan: it is dated a millisecond earlier, so a press
                 // counted by the same scan is not taken for earlier than the stone.
-                let start = if new == Cell::Uncertain {
+                let start = if let Some(from) = gap_from {
+                    from
+                } else if new == Cell::Uncertain {
                     t
                 } else {
                     t.saturating_sub(1)

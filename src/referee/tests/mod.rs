@@ -353,6 +353,31 @@ fn a_stone_pushed_before_the_commit_adjusts_the_move_after_it_is_a_moved_stone()
     assert!(b.r.violations().iter().all(|v| !v.open));
 }
 
+/// Issue 35 (the physical fuzzer): a stone recorded before it slid under the finger to the
+/// next point, whose point the opponent then took under a hand (the board never showed it
+/// empty), is revised — the slid stone's point, then the reply — with a notice, no penalty;
+/// once pressed the same slide is a `moved_stone` (the test above).
+#[test]
+fn a_stone_recorded_before_it_slid_and_whose_point_the_reply_took_is_revised() {
+    let mut b = Board::even(9);
+    b.play(&["E5", "C3"]);
+    b.put(&[(B, "G7")]).wait(4000).settle();
+    assert_eq!(b.moves(), ["BE5", "WC3", "BG7"]);
+    b.take_events();
+    b.t += 500;
+    b.set("G6", Some(B));
+    b.set("G7", Some(W));
+    b.hands = true;
+    b.settle();
+    let ev = b.take_events();
+    assert_eq!(b.moves(), ["BE5", "WC3", "BG6", "WG7"], "{ev:?}");
+    assert!(ev
+        .iter()
+        .all(|e| !matches!(e, EventKind::Violation { penalty, .. } if *penalty != "notice")));
+    assert!(!ev.iter().any(|e| matches!(e, EventKind::Warning { .. })));
+    assert_eq!(b.r.phase(), Phase::Play);
+}
+
 #[test]
 fn a_committed_stone_lifted_and_played_elsewhere_is_a_takeback() {
     let mut b = Board::even(9);

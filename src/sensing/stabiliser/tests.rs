@@ -158,6 +158,44 @@ fn restart_keeps_the_stable_board() {
     assert_eq!(got, vec![(5160, false, 0)]);
 }
 
+/// Issue 35: a board that restarted (its history lost) shows every stone put down in the gap
+/// at its first scan. Each is dated from the last scan before the gap — or, if its point was
+/// already under a hand then, from the hand — never after a stone seen before it (which would
+/// bind a wrong order of the moves).
+#[test]
+fn a_stone_that_comes_back_after_a_restart_is_dated_from_before_the_gap() {
+    let mut s = Stabiliser::new(9, StabiliserConfig::default());
+    // a hand over point 41 from 300; a stone on point 3 seen at 500; the last scan at 700
+    let script = vec![
+        (0, scan(9, &[])),
+        (300, scan(9, &[(41, U)])),
+        (500, scan(9, &[(3, W), (41, U)])),
+    ];
+    play(&mut s, &script, 700, &[3]);
+    let three = s.times()[3];
+    assert_eq!(three.seen_ms, 500, "{three:?}");
+    s.restart();
+    // back at 5000: a new stone on 40, and the stone that was under the hand on 41
+    let script = vec![(5000, scan(9, &[(3, W), (40, B), (41, W)]))];
+    let after = play(&mut s, &script, 5400, &[40, 41]);
+    let last = after.last().unwrap();
+    assert_eq!(
+        last.2,
+        vec![Some(Color::Black), Some(Color::White)],
+        "{after:?}"
+    );
+    let (forty, forty_one) = (last.3[0], last.3[1]);
+    assert_eq!((forty.left_ms, forty.seen_ms), (700, 5000), "{after:?}");
+    assert_eq!(
+        (forty_one.left_ms, forty_one.seen_ms),
+        (300, 5000),
+        "{after:?}"
+    );
+    // 40 went down in the gap, after 3 was seen; 41 perhaps before 3: not after it
+    assert!(three.certainly_before(&forty));
+    assert!(!three.certainly_before(&forty_one));
+}
+
 #[test]
 fn a_stone_under_a_hand_is_dated_from_the_hand_to_its_first_clear_scan() {
     let mut s = Stabiliser::new(9, StabiliserConfig::default());

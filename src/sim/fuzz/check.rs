@@ -42,6 +42,8 @@ pub struct Findings {
     pub max_lag_ms: u64,
     /// The feed's record and the session's differ: how.
     pub feed_mismatch: Option<String>,
+    /// The phase at the end and the violations still open.
+    pub end: String,
     /// Each `ambiguous` event's kind: `order` (the same stones in other orders), `hidden` (a
     /// stone placed and captured unseen in some), `out_of_turn` (a stone out of turn in some).
     pub ambiguities: Vec<&'static str>,
@@ -91,6 +93,8 @@ pub struct Kept<'a> {
     pub provisional: Vec<u32>,
     /// Moves held for the referee, not in the record.
     pub held: usize,
+    /// The phase at the end and the codes of the violations still open (for the report).
+    pub end: String,
     /// Every event published, with the board time, ms, at which it was published.
     pub events: &'a [(u64, Event)],
     /// Points per side.
@@ -105,6 +109,7 @@ pub fn check(game: &FuzzGame, expected: &[(Color, Option<Point>)], kept: &Kept<'
         recorded: kept.moves.len(),
         provisional: kept.provisional.len(),
         held: kept.held,
+        end: kept.end.clone(),
         ..Findings::default()
     };
     violations(kept.events, &mut f);

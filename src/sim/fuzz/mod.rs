@@ -197,8 +197,8 @@ pub struct FuzzMove {
     pub point: Option<Point>,
     /// When the stone reached its point (or the pass button was pressed).
     pub landed_ms: u64,
-    /// When the stone was first clear of every hand (its own, the opponent's, idle ones) and
-    /// done bouncing: from then on a sensor shows it. A pass: when pressed.
+    /// When the stone was first clear of every hand (its own, the opponent's, idle ones) for
+    /// [`CLEAR_RUN_MS`] and done bouncing: then a sensor shows it. A pass: when pressed.
     pub clear_ms: u64,
     /// When the hands over its point before it landed first arrived (without a break until it
     /// landed): from then on no sensor could tell when it went down. A pass: when pressed.
@@ -368,13 +368,18 @@ fn covered_before(hands: &[HandSpan], p: Point, at_ms: u64) -> u64 {
     }
 }
 
-/// The first time from `from_ms` on at which no hand in `hands` covers `p`.
+/// How long a point must stay clear of hands for a sensor to show its stone, ms: the
+/// stabiliser's solid run (40 ms) and a scan either side.
+pub const CLEAR_RUN_MS: u64 = 80;
+
+/// The first time from `from_ms` on from which no hand in `hands` covers `p` for at least
+/// [`CLEAR_RUN_MS`].
 fn clear_after(hands: &[HandSpan], p: Point, from_ms: u64) -> u64 {
     let mut t = from_ms;
     loop {
         let later = hands
             .iter()
-            .filter(|h| h.covers(p) && h.from_ms <= t && h.until_ms > t)
+            .filter(|h| h.covers(p) && h.from_ms < t + CLEAR_RUN_MS && h.until_ms > t)
             .map(|h| h.until_ms)
             .max();
         match later {
@@ -797,6 +802,15 @@ fn play_keeping_events(
         held: state.held.as_ref().map_or(0, |h| h.moves),
         events: &events,
         size: setup.size(),
+        end: format!(
+            "phase {}, open {:?}",
+            state.phase.as_str(),
+            state
+                .violations
+                .iter()
+                .map(|v| format!("{} {}", v.code, v.penalty))
+                .collect::<Vec<_>>()
+        ),
     };
     let findings = check::check(&game, &expected, &kept);
     Some((FuzzRun { game, findings }, events))
