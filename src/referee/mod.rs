@@ -394,10 +394,6 @@ pub struct Referee {
     /// runs, so it is for the presser's oldest unpressed move even if the opponent has
     /// already answered it.
     timed: bool,
-    /// Per side (black, white): the highest move number a clock press was taken for (moves
-    /// up to it are committed by a press: [`Referee::revise`] never slides them).
-    #[serde(default)]
-    pressed_upto: [u32; 2],
     /// Free handicap stones still to place (Chinese rules: Black places them anywhere).
     handicap_left: u8,
     handicap_total: u8,
@@ -557,7 +553,6 @@ impl Referee {
             unpressed: [Vec::new(), Vec::new()],
             last_owed_seen: None,
             timed: false,
-            pressed_upto: [0, 0],
             handicap_left: setup.free_handicap,
             handicap_total: setup.free_handicap,
             handicap_placed: Vec::new(),

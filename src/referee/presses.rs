@@ -212,8 +212,6 @@ impl Referee {
         });
         if let Some(u) = for_move {
             let (placed_at, point) = (u.placed_at, u.point);
-            let upto = &mut self.pressed_upto[side(color)];
-            *upto = (*upto).max(u.number);
             // the press is for the last move recorded, or for an earlier one of the presser's
             // (the opponent and the presser have moved again since: quick players)
             let for_last = u.number as usize == self.record.moves.len();

@@ -25,12 +25,6 @@ pub const REVISE_MOVES: usize = 6;
 const MAX_HIDDEN_SPOTS: usize = 24;
 
 impl Referee {
-    /// Whether the move numbered `number` of `color` was committed by a clock press (its
-    /// own, or a later move's of the same player).
-    fn pressed(&self, color: Color, number: u32) -> bool {
-        number <= self.pressed_upto[side(color)]
-    }
-
     /// Looks back over the record's last moves for a line that explains `obs`'s board without
     /// a violation (module docs); `would_flag` names what would be flagged otherwise (for the
     /// notice). Returns whether the record was revised.
@@ -42,6 +36,7 @@ impl Referee {
         }
         let len = self.record.moves.len();
         let size = self.size();
+        let last_open = self.last.as_ref().is_some_and(|l| !l.committed);
         for k in 1..=REVISE_MOVES.min(len) {
             let tail = &self.record.moves[len - k..];
             if tail.iter().any(|m| m.point.is_none()) {
@@ -102,20 +97,22 @@ impl Referee {
                     .filter(|(steps, _)| steps.len() >= k)
                     .filter(|(steps, _)| steps.iter().filter(|s| s.hidden).count() == hidden)
                     // a stone the board saw down where the record has it stays a move: the
-                    // line only reorders them and adds what no scan saw — or, where the board
-                    // no longer shows it and no press has committed it, it slid under the
-                    // finger to a neighbouring point after it was recorded (and the point may
-                    // since hold another stone); a stone moved after its press is a
-                    // `moved_stone` (R17.5)
+                    // line only reorders them and adds what no scan saw — or, for the last
+                    // move while it is not yet committed (no press, not settled long), its
+                    // stone slid under the finger to a neighbouring point that no other move
+                    // of the record holds (and its point may since hold the reply's stone); a
+                    // committed stone moved is a `moved_stone` or a `takeback` (R17.5, R17.3)
                     .filter(|(steps, _)| {
-                        tail.iter().zip(len - k + 1..).all(|(m, number)| {
+                        tail.iter().enumerate().all(|(i, m)| {
                             let Some(at) = m.point else { return false };
                             steps.iter().any(|s| s.color == m.color && s.point == at)
-                                || (!self.pressed(m.color, number as u32)
+                                || (i + 1 == k
+                                    && last_open
                                     && obs.grid.get(at) != Some(m.color)
                                     && steps.iter().any(|s| {
                                         s.color == m.color
                                             && !s.hidden
+                                            && !tail.iter().any(|t| t.point == Some(s.point))
                                             && s.point.x.abs_diff(at.x) + s.point.y.abs_diff(at.y)
                                                 == 1
                                     }))

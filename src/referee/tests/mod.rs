@@ -353,15 +353,15 @@ fn a_stone_pushed_before_the_commit_adjusts_the_move_after_it_is_a_moved_stone()
     assert!(b.r.violations().iter().all(|v| !v.open));
 }
 
-/// Issue 35 (the physical fuzzer): a stone recorded before it slid under the finger to the
-/// next point, whose point the opponent then took under a hand (the board never showed it
-/// empty), is revised — the slid stone's point, then the reply — with a notice, no penalty;
-/// once pressed the same slide is a `moved_stone` (the test above).
+/// Issue 35 (the physical fuzzer): a stone recorded, not yet committed, that slid under the
+/// finger to the next point, whose point the opponent then took under a hand (the board never
+/// showed it empty), is recorded as it lies — the slid stone's point, then the reply — with no
+/// penalty; once committed the same slide is a `moved_stone` (the test above) or a `takeback`.
 #[test]
 fn a_stone_recorded_before_it_slid_and_whose_point_the_reply_took_is_revised() {
     let mut b = Board::even(9);
     b.play(&["E5", "C3"]);
-    b.put(&[(B, "G7")]).wait(4000).settle();
+    b.put(&[(B, "G7")]);
     assert_eq!(b.moves(), ["BE5", "WC3", "BG7"]);
     b.take_events();
     b.t += 500;
