@@ -197,11 +197,7 @@ impl Referee {
         // taken by the reply under a hand (issue 35) — looked at before anything is flagged.
         let would_flag = match &verdict {
             Verdict::OutOfTurn { .. } => Some(ViolationCode::TwoMovesInARow),
-            Verdict::Illegal {
-                illegal: Illegal::Ko(_),
-                ..
-            } => Some(ViolationCode::KoRecapture),
-            Verdict::Illegal { .. } => Some(ViolationCode::ForbiddenPoint),
+            Verdict::Illegal { illegal, .. } => Some(super::judge::illegal_code(illegal)),
             _ => None,
         };
         if would_flag.is_some_and(|code| self.revise(obs, code)) {

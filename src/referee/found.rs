@@ -15,6 +15,8 @@ impl Referee {
         if self.phase != Phase::Finished {
             self.as_found = Some(AsFound::AfterOutage(why.to_string()));
             self.gap_at = Some(self.record.moves.len());
+            // the patience for the board as found starts afresh
+            self.partial_since = None;
             // the presses still owed were made (or not) while nobody listened: lost
             for side in &mut self.unpressed {
                 side.clear();
@@ -60,15 +62,15 @@ impl Referee {
                 Verdict::Unchanged(_) | Verdict::Moves { .. } | Verdict::Ambiguous(_)
             ) {
                 self.as_found = None;
-                self.found_since = None;
+                self.partial_since = None;
                 return false;
             }
-            let since = *self.found_since.get_or_insert(obs.at_ms);
+            let since = *self.partial_since.get_or_insert(obs.at_ms);
             if obs.at_ms.saturating_sub(since) < PARTIAL_PATIENCE_MS {
                 return true;
             }
         }
-        self.found_since = None;
+        self.partial_since = None;
         self.as_found = None;
         match found {
             AsFound::GameStart => {

@@ -285,10 +285,7 @@ impl Referee {
                 point,
                 illegal,
             } => {
-                let code = match illegal {
-                    Illegal::Ko(_) => ViolationCode::KoRecapture,
-                    _ => ViolationCode::ForbiddenPoint,
-                };
+                let code = illegal_code(&illegal);
                 if !self.revise(obs, code) {
                     self.illegal_stone(color, point, illegal, obs);
                 }
@@ -762,10 +759,23 @@ impl Referee {
     /// The capture bookkeeping if `step` alone is played from the record and `grid` shows it
     /// (its own captures may still lie on the board).
     pub(super) fn tally_after(&self, step: &Step, grid: &StoneGrid) -> Option<CaptureTally> {
+        self.tally_after_line(std::slice::from_ref(step), grid)
+    }
+
+    /// The capture bookkeeping if the moves `steps` are played from the record and `grid`
+    /// shows the position after them (the line's captures may still lie on the board); `None`
+    /// if a move is illegal or the board shows anything else.
+    pub(super) fn tally_after_line(
+        &self,
+        steps: &[Step],
+        grid: &StoneGrid,
+    ) -> Option<CaptureTally> {
         let mut g = self.game.clone();
-        g.play(step.color, Some(step.point)).ok()?;
         let mut pending = self.pending.clone();
-        pending.extend(step.captured.iter().map(|&p| (p, step.color.opposite())));
+        for step in steps {
+            g.play(step.color, Some(step.point)).ok()?;
+            pending.extend(step.captured.iter().map(|&p| (p, step.color.opposite())));
+        }
         match explain(&g, &pending, grid) {
             Verdict::Unchanged(t) => Some(t),
             _ => None,
@@ -787,5 +797,14 @@ impl Referee {
             g.set(p, None);
         }
         g
+    }
+}
+
+/// The violation a stone the rules forbid is: a ko retaken at once (R20.1) or a forbidden
+/// point (R18.3, G5).
+pub(super) fn illegal_code(illegal: &Illegal) -> ViolationCode {
+    match illegal {
+        Illegal::Ko(_) => ViolationCode::KoRecapture,
+        _ => ViolationCode::ForbiddenPoint,
     }
 }

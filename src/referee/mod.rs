@@ -437,13 +437,9 @@ pub struct Referee {
     #[serde(default)]
     overdue: Option<Overdue>,
     /// Board time since which boards that are not complete have found no explanation
-    /// ([`PARTIAL_PATIENCE_MS`]).
+    /// ([`PARTIAL_PATIENCE_MS`]; also for the board as found after an outage).
     #[serde(default)]
     partial_since: Option<u64>,
-    /// Board time, ms, since which the board as found after an outage waits for a complete
-    /// board that legal moves do not explain ([`Referee::look_as_found`]).
-    #[serde(default)]
-    found_since: Option<u64>,
     now_ms: u64,
     last_grid: Option<StoneGrid>,
     /// The times of the last board seen while paused (one per point, dense index): the order
@@ -564,7 +560,6 @@ impl Referee {
             scoring_since_ms: 0,
             sealed: None,
             partial_since: None,
-            found_since: None,
             overdue: None,
             captured_at: Vec::new(),
             first_touched: Vec::new(),

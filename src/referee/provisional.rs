@@ -104,23 +104,12 @@ impl Referee {
         };
         let from = self.record.moves.len();
         let fresh: Vec<Point> = best.steps.iter().flat_map(|s| s.captured.clone()).collect();
-        let mut g = self.game.clone();
-        for s in &best.steps {
-            let _ = g.play(s.color, Some(s.point));
-        }
-        let mut pending_now = self.pending.clone();
-        pending_now.extend(
-            best.steps
-                .iter()
-                .flat_map(|s| s.captured.iter().map(move |&p| (p, s.color.opposite()))),
-        );
-        let tally = match explain(&g, &pending_now, obs.grid) {
-            Verdict::Unchanged(t) => t,
-            _ => CaptureTally {
+        let tally = self
+            .tally_after_line(&best.steps, obs.grid)
+            .unwrap_or_else(|| CaptureTally {
                 still_pending: best.still_pending.clone(),
                 lifted: Vec::new(),
-            },
-        };
+            });
         self.record_steps(&best.steps, obs);
         if self.record.moves.len() != from + best.steps.len() {
             return; // the game is over: nothing recorded

@@ -230,19 +230,8 @@ impl Referee {
         // record the line; its moves' events become corrections where they change a move
         let first_event = self.events.0.len();
         let fresh: Vec<Point> = best.steps.iter().flat_map(|s| s.captured.clone()).collect();
-        let mut g = self.game.clone();
-        for s in &best.steps {
-            let _ = g.play(s.color, Some(s.point));
-        }
-        let mut pending_now = self.pending.clone();
-        pending_now.extend(
-            best.steps
-                .iter()
-                .flat_map(|s| s.captured.iter().map(move |&p| (p, s.color.opposite()))),
-        );
-        let tally = match explain(&g, &pending_now, obs.grid) {
-            Verdict::Unchanged(t) => t,
-            _ => return false,
+        let Some(tally) = self.tally_after_line(&best.steps, obs.grid) else {
+            return false;
         };
         self.record_steps(&best.steps, obs);
         if self.record.moves.len() != from + best.steps.len() {
@@ -296,16 +285,7 @@ impl Referee {
                 !(was_pressed || hidden)
             });
         }
-        let before: Vec<String> = old
-            .iter()
-            .map(|m| {
-                format!(
-                    "{}{}",
-                    m.color.sgf_letter(),
-                    m.point.map_or("pass".into(), |p| p.to_gtp(size))
-                )
-            })
-            .collect();
+        let before: Vec<String> = old.iter().map(|m| m.short(size)).collect();
         let hidden: Vec<String> = best
             .steps
             .iter()

@@ -512,19 +512,7 @@ impl Referee {
         };
         let mut moves = self.record.moves.clone();
         moves[i].point = point;
-        let mut game =
-            Game::with_setup(self.size(), &self.record.setup, self.record.first_to_move())
-                .map_err(|e| CommandError::CorrectionBreaks {
-                    number,
-                    why: e.to_string(),
-                })?;
-        for (k, m) in moves.iter().enumerate() {
-            game.play(m.color, m.point)
-                .map_err(|e| CommandError::CorrectionBreaks {
-                    number: k as u32 + 1,
-                    why: e.to_string(),
-                })?;
-        }
+        let game = self.replayed(&moves)?;
         let color = moves[i].color;
         self.record.moves = moves;
         self.game = game;

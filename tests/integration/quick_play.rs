@@ -54,13 +54,7 @@ fn moves(session: &Session) -> Vec<String> {
         .record()
         .moves
         .iter()
-        .map(|m| {
-            format!(
-                "{}{}",
-                m.color.sgf_letter(),
-                m.point.map_or("pass".into(), |p| p.to_gtp(size))
-            )
-        })
+        .map(|m| m.short(size))
         .collect()
 }
 
@@ -76,38 +70,9 @@ fn penalties(events: &[(u64, Event)]) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The record the feed describes: moves and passes, taken back or corrected, in order.
+/// The record the feed describes ([`smartgoban::sim::fuzz::check::feed_record`]).
 fn feed_record(events: &[(u64, Event)], size: u8) -> Vec<(Color, Option<Point>)> {
-    let mut feed = Vec::new();
-    for (_, e) in events {
-        match &e.kind {
-            EventKind::Move {
-                color, sgf, number, ..
-            } => {
-                feed.truncate(*number as usize - 1);
-                feed.push((*color, Point::from_sgf(sgf, size).ok()));
-            }
-            EventKind::Pass { color, number } => {
-                feed.truncate(*number as usize - 1);
-                feed.push((*color, None));
-            }
-            EventKind::MoveUndone { number, .. } => feed.truncate(*number as usize - 1),
-            EventKind::MoveCorrected {
-                number,
-                color,
-                point,
-            } => {
-                if let Some(m) = feed.get_mut(*number as usize - 1) {
-                    *m = (
-                        *color,
-                        point.as_deref().and_then(|g| Point::from_gtp(g, size).ok()),
-                    );
-                }
-            }
-            _ => {}
-        }
-    }
-    feed
+    smartgoban::sim::fuzz::check::feed_record(events.iter().map(|(_, e)| &e.kind), size)
 }
 
 #[test]

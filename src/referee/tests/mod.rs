@@ -134,13 +134,7 @@ impl Board {
             .record()
             .moves
             .iter()
-            .map(|m| {
-                format!(
-                    "{}{}",
-                    m.color.sgf_letter(),
-                    m.point.map_or("pass".into(), |p| p.to_gtp(size))
-                )
-            })
+            .map(|m| m.short(size))
             .collect()
     }
 }

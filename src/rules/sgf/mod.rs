@@ -238,6 +238,16 @@ impl RecordedMove {
             periods_left: None,
         }
     }
+
+    /// The move in short: the colour's SGF letter and the GTP point on a `size`×`size`
+    /// board, or `pass` (`BD4`, `Wpass`) — for notes and comments.
+    pub fn short(&self, size: u8) -> String {
+        format!(
+            "{}{}",
+            self.color.sgf_letter(),
+            self.point.map_or("pass".into(), |p| p.to_gtp(size))
+        )
+    }
 }
 
 /// A game record: information, setup, first mover and the main line.

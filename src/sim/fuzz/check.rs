@@ -302,39 +302,47 @@ fn lag(game: &FuzzGame, events: &[(u64, Event)], f: &mut Findings) {
     }
 }
 
-/// The record the feed describes (moves, passes, moves taken back or corrected, in order)
-/// against the one the session kept.
-fn feed_vs_record(kept: &Kept<'_>) -> Option<String> {
+/// The record a follower of the feed holds after `events`: moves and passes in order, taken
+/// back (`move_undone`) or corrected in place (`move_corrected`); points on a `size`×`size`
+/// board. What a broadcaster shows, for comparing with the record the session kept.
+pub fn feed_record<'a>(
+    events: impl IntoIterator<Item = &'a EventKind>,
+    size: u8,
+) -> Vec<(Color, Option<Point>)> {
     let mut feed: Vec<(Color, Option<Point>)> = Vec::new();
-    for (_, e) in kept.events {
-        match &e.kind {
+    let before = |number: u32| (number as usize).saturating_sub(1);
+    for e in events {
+        match e {
             EventKind::Move {
                 color, sgf, number, ..
             } => {
-                feed.truncate(*number as usize - 1);
-                feed.push((*color, Point::from_sgf(sgf, kept.size).ok()));
+                feed.truncate(before(*number));
+                feed.push((*color, Point::from_sgf(sgf, size).ok()));
             }
             EventKind::Pass { color, number } => {
-                feed.truncate(*number as usize - 1);
+                feed.truncate(before(*number));
                 feed.push((*color, None));
             }
-            EventKind::MoveUndone { number, .. } => feed.truncate(*number as usize - 1),
+            EventKind::MoveUndone { number, .. } => feed.truncate(before(*number)),
             EventKind::MoveCorrected {
                 number,
                 color,
                 point,
             } => {
-                let i = *number as usize - 1;
-                let p = point
-                    .as_deref()
-                    .and_then(|g| Point::from_gtp(g, kept.size).ok());
-                if i < feed.len() {
-                    feed[i] = (*color, p);
+                let p = point.as_deref().and_then(|g| Point::from_gtp(g, size).ok());
+                if let Some(m) = feed.get_mut(before(*number)) {
+                    *m = (*color, p);
                 }
             }
             _ => {}
         }
     }
+    feed
+}
+
+/// The record the feed describes ([`feed_record`]) against the one the session kept.
+fn feed_vs_record(kept: &Kept<'_>) -> Option<String> {
+    let feed = feed_record(kept.events.iter().map(|(_, e)| &e.kind), kept.size);
     (feed != kept.moves).then(|| {
         let i = feed
             .iter()
