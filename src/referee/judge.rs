@@ -318,6 +318,12 @@ impl Referee {
     /// which is judged as one).
     fn apply_candidate(&mut self, c: Candidate, obs: Observation<'_>) -> bool {
         if c.out_of_turn {
+            // looked back at before it is flagged, as every stone out of turn is (the other
+            // explanations of this board were dropped for this board alone: a throw-in under a
+            // hand earlier, whose capture only the record's last moves explain)
+            if self.revise(obs, ViolationCode::TwoMovesInARow) {
+                return true;
+            }
             if let Some(step) = c.steps.first().cloned() {
                 let tally = self.tally_after(&step, obs.grid);
                 match tally {
