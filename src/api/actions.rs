@@ -93,8 +93,14 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
         };
         let bytes = read.map_err(|rejection| error(rejection.status(), rejection.body_text()))?;
         let value = Json::<T>::from_bytes(&bytes).map_err(|rejection| {
+            // serde_json calls some values of the wrong type syntax errors (a number where a
+            // name is expected): well-formed JSON that does not fit is a bad value, 422
+            let well_formed = serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).is_ok();
             let status = match &rejection {
                 JsonRejection::JsonDataError(_) => StatusCode::UNPROCESSABLE_ENTITY,
+                JsonRejection::JsonSyntaxError(_) if well_formed => {
+                    StatusCode::UNPROCESSABLE_ENTITY
+                }
                 JsonRejection::JsonSyntaxError(_) => StatusCode::BAD_REQUEST,
                 other => other.status(),
             };

@@ -320,6 +320,21 @@ impl Referee {
         grid: &StoneGrid,
         fix: BoardDiff,
     ) {
+        self.flag_once_unless_doubt(code, color, points, detail, grid, fix, None);
+    }
+
+    /// [`Referee::flag_once`] with a doubt the caller found ([`Referee::flag_unless_doubt`]).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn flag_once_unless_doubt(
+        &mut self,
+        code: ViolationCode,
+        color: Color,
+        points: Vec<Point>,
+        detail: String,
+        grid: &StoneGrid,
+        fix: BoardDiff,
+        doubt: Option<String>,
+    ) {
         if self
             .violations
             .iter()
@@ -327,7 +342,7 @@ impl Referee {
         {
             return;
         }
-        self.flag(code, color, points, detail, grid, fix);
+        self.flag_unless_doubt(code, color, points, detail, grid, fix, doubt);
     }
 
     pub(super) fn note_on_last(&mut self, note: &str) {

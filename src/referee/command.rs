@@ -55,9 +55,15 @@ pub enum CommandError {
         /// Why.
         why: String,
     },
-    /// There is nothing ambiguous to choose from, or no such candidate.
-    #[error("no such explanation to choose: {0}")]
+    /// No such explanation, or order, to choose: the index is past the last one.
+    #[error("no such explanation to choose: {0} (GET state lists them, from 0)")]
     NoCandidate(usize),
+    /// No board is held for the referee: there are no explanations to choose from.
+    #[error("no board is held for the referee, so there is nothing to choose (for the order of provisional moves, give `first`: GET state's provisional[].numbers[0])")]
+    NothingHeld,
+    /// No provisional moves start at this move number.
+    #[error("no provisional moves start at move {0} (GET state's provisional[].numbers[0] says where each does)")]
+    NoProvisionalAt(u32),
     /// Only a notice can be upheld.
     #[error("violation {0} is no notice: only a notice can be upheld")]
     NotANotice(u32),

@@ -360,13 +360,15 @@ impl Referee {
                         restore: lifted.iter().map(|&p| (p, victim)).collect(),
                         remove: Vec::new(),
                     };
-                    self.flag_once(
+                    let doubt = self.liberties_unseen(&masked, &lifted, victim);
+                    self.flag_once_unless_doubt(
                         ViolationCode::WrongCapture,
                         offender,
                         lifted,
                         detail,
                         obs.grid,
                         fix,
+                        doubt,
                     );
                     self.apply_verdict(verdict, masked_obs);
                     return true;

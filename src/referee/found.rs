@@ -110,6 +110,11 @@ impl Referee {
                 if diff.is_empty() {
                     return false;
                 }
+                // more stones than any search of every order takes, in an order nobody saw:
+                // one line that explains them is recorded provisionally, and play goes on
+                if self.record_some_line(&why, Observation { grid: &grid, ..obs }) {
+                    return false;
+                }
                 let size = self.size();
                 let mut points: Vec<Point> = diff.remove.clone();
                 points.extend(diff.restore.iter().map(|&(p, _)| p));
@@ -151,6 +156,51 @@ impl Referee {
             }
         }
         false
+    }
+
+    /// After an outage whose history was lost (`why`), stones that legal moves explain in
+    /// some order but too many for the orders to be searched (or told apart): one line that
+    /// explains the board ([`some_line`]) is recorded at once, provisionally — its moves
+    /// marked so, their SGF comments and `provisional` event, the referee told with a
+    /// `notice` — rather than the board held for the rest of the game (issue 35: an ambiguity
+    /// never freezes the record). Returns whether it was.
+    fn record_some_line(&mut self, why: &str, obs: Observation<'_>) -> bool {
+        let Some((steps, tally)) = some_line(&self.game, &self.pending, obs.grid, obs.timing())
+        else {
+            return false;
+        };
+        let Some(first) = steps.first() else {
+            return false;
+        };
+        let color = first.color;
+        let from = self.record.moves.len();
+        let points: Vec<Point> = steps.iter().map(|s| s.point).collect();
+        self.record_provisional(
+            vec![Candidate {
+                steps,
+                out_of_turn: false,
+                still_pending: tally.still_pending,
+            }],
+            obs,
+        );
+        let to = self.record.moves.len();
+        if to == from {
+            return true; // the game is over: nothing recorded
+        }
+        let detail = format!(
+            "{why}; {} stones were put down meanwhile in an order nobody saw: recorded as moves {}-{} in one order that explains the board, provisionally (a move in the wrong place can be corrected)",
+            to - from,
+            from + 1,
+            to
+        );
+        self.notice(
+            ViolationCode::UnexplainedBoard,
+            color,
+            points,
+            detail,
+            obs.grid,
+        );
+        true
     }
 
     /// Whether `diff` to the starting position is one stone on a point where it is legal,

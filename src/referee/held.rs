@@ -219,9 +219,13 @@ impl Referee {
     /// The referee picks explanation `index` of an ambiguous board (as `GET state` lists
     /// them): its line of play is recorded — the held moves and every move made since — and
     /// the board as it stands is judged against it.
+    ///
+    /// # Errors
+    /// [`CommandError::NothingHeld`] when no board is held, [`CommandError::NoCandidate`]
+    /// when there is no explanation `index`: nothing changes.
     pub fn choose(&mut self, index: usize) -> Result<(), CommandError> {
         let Some(amb) = self.ambiguous.take() else {
-            return Err(CommandError::NoCandidate(index));
+            return Err(CommandError::NothingHeld);
         };
         let Some(way) = amb.ways.get(index).cloned() else {
             self.ambiguous = Some(amb);

@@ -344,6 +344,37 @@ pub fn explain_lines(
     Vec::new()
 }
 
+/// One line of alternating legal moves from `game` that ends on `grid` — any one, for stones
+/// whose order nothing tells: put down while the board's history was lost, more than any
+/// search of every order can take. The stones of each colour are tried in the order their
+/// `times` saw them (certain pairs kept in order), then from the top left. `None` when no line
+/// is found within [`LINES_BUDGET`] tries (stones out of turn, stones missing or moved).
+pub fn some_line(
+    game: &Game,
+    pending: &[Pending],
+    grid: &StoneGrid,
+    times: Option<&[PointTimes]>,
+) -> Option<(Vec<Step>, CaptureTally)> {
+    let board = game.board();
+    if grid.size() != board.size() {
+        return None;
+    }
+    let size = usize::from(board.size());
+    let times = times.filter(|t| t.len() == size * size);
+    let mut added = new_stones(board, pending, grid);
+    added.sort_by_key(|&(p, _)| {
+        let seen = times
+            .and_then(|t| t.get(p.index(board.size())))
+            .map(|t| t.seen_ms);
+        (seen, p.index(board.size()))
+    });
+    let mut search = Search::new(game, pending, grid, times.map(|t| (t, Binding::Certain)));
+    search.budget = LINES_BUDGET;
+    search.enough = 1;
+    search.run(&added, &[], 0);
+    search.found.into_iter().next()
+}
+
 /// The stones on `grid` that the record's `board` does not have: on empty points (not a
 /// `pending` captured stone still lying there), and stones of the other colour on a point
 /// whose stone a move of the line must capture first (captured and the point retaken under a
@@ -463,6 +494,8 @@ struct Search<'a> {
     budget: usize,
     /// The search stopped at [`SEARCH_BUDGET`] tries.
     exhausted: bool,
+    /// Lines to find at most (enough to call a board ambiguous; one for [`some_line`]).
+    enough: usize,
 }
 
 impl<'a> Search<'a> {
@@ -481,6 +514,7 @@ impl<'a> Search<'a> {
             tries: 0,
             budget: SEARCH_BUDGET,
             exhausted: false,
+            enough: 9,
         }
     }
 
@@ -547,7 +581,7 @@ impl<'a> Search<'a> {
         steps: &mut Vec<Step>,
         fresh: &mut Vec<Pending>,
     ) {
-        if self.found.len() > 8 || self.exhausted {
+        if self.found.len() >= self.enough || self.exhausted {
             return; // plenty to call it ambiguous
         }
         if left.is_empty() {
@@ -625,7 +659,8 @@ impl<'a> Search<'a> {
     }
 }
 
-fn neighbours(p: Point, size: u8) -> impl Iterator<Item = Point> {
+/// The points next to `p` on a board of `size` lines.
+pub(super) fn neighbours(p: Point, size: u8) -> impl Iterator<Item = Point> {
     let (x, y) = (i16::from(p.x), i16::from(p.y));
     [(x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)]
         .into_iter()

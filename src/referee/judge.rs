@@ -665,7 +665,16 @@ impl Referee {
             ViolationCode::TwoMovesInARow
         };
         let sanction = self.config.profile.sanction(code);
+        // not proven (the board did not see the order): the stone stands, recorded as played,
+        // and the referee is told — nothing to put right on the board, play goes on
+        let doubt = (!wrong_colors)
+            .then(|| self.alternation_unseen(step.color, step.point, obs))
+            .flatten()
+            .filter(|_| self.config.policy == Policy::Rules)
+            // a doubt about the whole record first (it says more)
+            .map(|alt| self.doubt(code, &[step.point], None).unwrap_or(alt));
         let stands = wrong_colors
+            || doubt.is_some()
             || self.config.policy == Policy::AcceptAsPlayed
             || sanction.penalty != Penalty::MoveInvalid;
         let detail = if wrong_colors {
@@ -686,13 +695,14 @@ impl Referee {
             let fresh = step.captured.clone();
             self.record_steps(std::slice::from_ref(&step), obs);
             self.apply_tally(tally, &fresh);
-            self.flag(
+            self.flag_unless_doubt(
                 code,
                 step.color,
                 vec![step.point],
                 detail,
                 obs.grid,
                 BoardDiff::default(),
+                doubt,
             );
         } else {
             // R17.2: the second move is invalid; its stone comes off the board.
@@ -700,7 +710,15 @@ impl Referee {
                 restore: Vec::new(),
                 remove: vec![step.point],
             };
-            self.flag(code, step.color, vec![step.point], detail, obs.grid, fix);
+            self.flag_unless_doubt(
+                code,
+                step.color,
+                vec![step.point],
+                detail,
+                obs.grid,
+                fix,
+                doubt,
+            );
         }
     }
 

@@ -55,8 +55,8 @@ use crate::rules::{
 use crate::sensing::{PointTimes, StoneGrid};
 pub use command::{Adjudication, CommandError, Ruling, SealedMove};
 pub use inference::{
-    explain, explain_lines, explain_timed, BoardDiff, Candidate, CaptureTally, Pending, Step,
-    Verdict,
+    explain, explain_lines, explain_timed, some_line, BoardDiff, Candidate, CaptureTally, Pending,
+    Step, Verdict,
 };
 pub use profile::{Penalty, Policy, Profile, Sanction};
 pub use provisional::{rank, Provisional};

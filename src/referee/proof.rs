@@ -93,6 +93,100 @@ impl Referee {
         None
     }
 
+    /// Why a stone of `color` at `point` is not proven to be a second move in a row (R17.2), or
+    /// `None` when it is. The record says `color` moved last; that stands as proof only when
+    /// the board saw it: the opponent's last stone certainly down before `color`'s last one
+    /// (seen before anything touched its point: [`PointTimes::certainly_before`]), so that
+    /// the two of `color` came with no move of the opponent between. Where hands hid which
+    /// of the two last stones went down first, the record's order came from alternation
+    /// itself — and an opponent's stone placed and captured unseen earlier would leave the
+    /// record one move out of step with the board for the rest of the game (the fuzzer's
+    /// `jst20` seed 1: the record, one white stone short since a fight under hands, ordered
+    /// the last two stones by turn and then called black's reply a second move). A pass is a
+    /// press of a button: certain. Without the stones' times (boards handed on whole) the
+    /// record's order is the boards' order, which the board saw.
+    pub(super) fn alternation_unseen(
+        &self,
+        color: Color,
+        point: Point,
+        obs: Observation<'_>,
+    ) -> Option<String> {
+        obs.timing()?;
+        let moves = &self.record.moves;
+        let own = moves.iter().rposition(|m| m.color == color)?;
+        let mine = &moves[own];
+        let own_point = mine.point?; // a pass: a button press, certain
+        let own_times = obs.times_of(own_point);
+        let unseen = |why: String| {
+            Some(format!(
+                "{why}: the order {} {} then {} was not seen, and the record may be out of step",
+                color.as_str(),
+                self.gtp(own_point),
+                self.gtp(point)
+            ))
+        };
+        if obs.grid.get(own_point) != Some(color) {
+            return unseen(format!(
+                "{}'s last stone {} is no longer on its point",
+                color.as_str(),
+                self.gtp(own_point)
+            ));
+        }
+        // none before: nothing of the opponent's to order; a pass: a button press, certain
+        let theirs = moves[..own].iter().rev().find(|m| m.color != color)?;
+        let their_point = theirs.point?;
+        let their_times = obs.times_of(their_point);
+        if obs.grid.get(their_point) != Some(color.opposite())
+            || !their_times.certainly_before(&own_times)
+        {
+            return unseen(format!(
+                "hands hid whether {} {} went down before {} {}",
+                color.opposite().as_str(),
+                self.gtp(their_point),
+                color.as_str(),
+                self.gtp(own_point)
+            ));
+        }
+        None
+    }
+
+    /// Why stones of `victim` lifted from `lifted` are not proven to have had liberties (R18.1),
+    /// or `None` when they are: the board itself, with the lifted stones back (`masked`), must
+    /// show their group a liberty — an empty point next to it. A group the board shows
+    /// surrounded by the offender's stones was captured as far as the wood can tell; only the
+    /// record's reading of a neighbouring stone (a captured stone still lying there, say,
+    /// where the offender may since have put a new one under a hand — a ko-like exchange
+    /// under a cable pull, the fuzzer's Chen Yaoye seed 2) says otherwise.
+    pub(super) fn liberties_unseen(
+        &self,
+        masked: &StoneGrid,
+        lifted: &[Point],
+        victim: Color,
+    ) -> Option<String> {
+        let size = masked.size();
+        let mut group: Vec<Point> = lifted.to_vec();
+        let mut i = 0;
+        while let Some(&p) = group.get(i) {
+            i += 1;
+            for n in super::inference::neighbours(p, size) {
+                match masked.get(n) {
+                    None => return None, // a liberty the board saw
+                    Some(c) if c == victim && !group.contains(&n) => group.push(n),
+                    Some(_) => {}
+                }
+            }
+        }
+        Some(format!(
+            "the board shows {} surrounded by {} stones: a capture the record did not see may have taken them",
+            lifted
+                .iter()
+                .map(|&p| self.gtp(p))
+                .collect::<Vec<_>>()
+                .join(" "),
+            victim.opposite().as_str()
+        ))
+    }
+
     /// Whether a hand was over any point of the board after board time `at_ms` (by the last
     /// board times each point was disturbed).
     pub(super) fn hand_since(&self, at_ms: u64) -> bool {

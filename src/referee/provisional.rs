@@ -207,16 +207,17 @@ impl Referee {
     /// with their move numbers) and they are no longer provisional.
     ///
     /// # Errors
-    /// [`CommandError::NoCandidate`] when no provisional moves start at `first` or there is
-    /// no order `index`; [`CommandError::CorrectionBreaks`] when a later move would become
-    /// illegal (a ko retaken at once in that order): nothing changes.
+    /// [`CommandError::NoProvisionalAt`] when no provisional moves start at `first`,
+    /// [`CommandError::NoCandidate`] when there is no order `index`;
+    /// [`CommandError::CorrectionBreaks`] when a later move would become illegal (a ko
+    /// retaken at once in that order): nothing changes.
     pub fn choose_order(&mut self, first: u32, index: usize) -> Result<(), CommandError> {
         let Some(k) = self
             .provisional
             .iter()
             .position(|p| p.from as u32 + 1 == first)
         else {
-            return Err(CommandError::NoCandidate(index));
+            return Err(CommandError::NoProvisionalAt(first));
         };
         let Some(order) = self.provisional[k].orders.get(index).cloned() else {
             return Err(CommandError::NoCandidate(index));

@@ -179,6 +179,10 @@ pub struct Lockstep {
     /// The board neither reads nor sends: the host's bytes wait here.
     board_silent: bool,
     to_board: Vec<u8>,
+    /// Host time, ms, the board was last back after an unplug or a silence: the run goes on
+    /// [`TAIL_MS`] past it (a cable pulled at the end of the game comes back, and the board's
+    /// history of it is replayed and judged, before the run ends).
+    back_ms: u64,
     outputs: Vec<Event>,
     /// Per event of `outputs`: the board time, ms, at which the session published it.
     outputs_board_ms: Vec<u64>,
@@ -237,6 +241,7 @@ impl Lockstep {
             cable_in: true,
             board_silent: false,
             to_board: Vec::new(),
+            back_ms: 0,
             outputs: Vec::new(),
             outputs_board_ms: Vec::new(),
             link_log: Vec::new(),
@@ -317,11 +322,13 @@ impl Lockstep {
         }
     }
 
-    /// Steps until the timeline is played out (or a minute of host time passes with the board
-    /// waiting for a host that does not come).
+    /// Steps until the timeline is played out and the board has been back [`TAIL_MS`] after
+    /// its last unplug or silence (or a minute of host time passes with the board waiting for
+    /// a host that does not come).
     pub fn run_to_end(&mut self) {
         let mut waiting_since = self.now_ms;
-        while !self.is_played_out() && self.now_ms - waiting_since < 60_000 {
+        let done = |l: &Self| l.is_played_out() && l.now_ms >= l.back_ms + TAIL_MS;
+        while !done(self) && self.now_ms - waiting_since < 60_000 {
             self.step();
             if self.board.streaming() {
                 waiting_since = self.now_ms;
@@ -365,6 +372,7 @@ impl Lockstep {
         }
         self.pass_time(duration_ms);
         self.cable_in = true;
+        self.back_ms = self.now_ms;
         if self.host_up {
             self.link.on_open(self.now_ms);
         }
@@ -379,6 +387,7 @@ impl Lockstep {
         self.board_silent = true;
         self.pass_time(duration_ms);
         self.board_silent = false;
+        self.back_ms = self.now_ms;
         let bytes = std::mem::take(&mut self.to_board);
         self.board.handle_bytes(&bytes);
         self.exchange();

@@ -42,6 +42,9 @@ fn actions_need_the_token_and_bad_requests_change_nothing() {
             (resolve.clone(), Some("wrong"), r#"{"ruling":"put_back"}"#.into(), 401, "token"),
             (resolve.clone(), Some(TEST_TOKEN), "{ruling".into(), 400, ""),
             (resolve.clone(), Some(TEST_TOKEN), r#"{"ruling":"maybe"}"#.into(), 422, "ruling"),
+            // well-formed JSON of the wrong type is a bad value, as every other one is
+            (resolve.clone(), Some(TEST_TOKEN), r#"{"ruling":5}"#.into(), 422, "ruling"),
+            (resolve.clone(), Some(TEST_TOKEN), r#"{"ruling":["accept"]}"#.into(), 422, "ruling"),
             (resolve.clone(), Some(TEST_TOKEN), r#"{"ruling":"put_back","x":1}"#.into(), 422, "x"),
             (resolve.clone(), Some(TEST_TOKEN), "{}".into(), 422, "ruling"),
             (
@@ -108,6 +111,28 @@ fn actions_need_the_token_and_bad_requests_change_nothing() {
                 "[5, 0]".into(),
                 422,
                 "object",
+            ),
+            // nothing held, no provisional moves: the answer says which is missing
+            (
+                rig.url("/api/v1/ambiguous/choose"),
+                Some(TEST_TOKEN),
+                r#"{"index":0}"#.into(),
+                409,
+                "no board is held",
+            ),
+            (
+                rig.url("/api/v1/ambiguous/choose"),
+                Some(TEST_TOKEN),
+                r#"{"index":0,"first":5}"#.into(),
+                409,
+                "no provisional moves start at move 5",
+            ),
+            (
+                rig.url("/api/v1/ambiguous/choose"),
+                Some(TEST_TOKEN),
+                r#"{"index":"first"}"#.into(),
+                422,
+                "index",
             ),
             (
                 rig.url("/api/v1/clock/adjust"),

@@ -250,3 +250,61 @@ fn stones_of_both_colours_and_stones_missing_after_an_outage_are_for_the_referee
     assert_eq!(b.r.phase(), Phase::Play);
     assert_eq!(b.moves().len(), 8);
 }
+
+#[test]
+fn many_stones_found_after_an_outage_are_recorded_in_one_order_provisionally_and_play_goes_on() {
+    // a quick exchange of seven moves each while the board's history was lost: more stones
+    // than any search of every order takes, none told apart — one order that explains them is
+    // recorded provisionally (never a board held for the rest of the game, issue 35)
+    let mut b = Board::even(19);
+    b.play(&["Q16", "D4"]);
+    b.take_events();
+    b.r.board_unknown("the board restarted while the host was away");
+    let black = ["Q4", "C16", "R10", "K10", "C10", "K17", "K3"];
+    let white = ["D16", "Q10", "F3", "O3", "F17", "O17", "H10"];
+    b.t += 500;
+    for (bs, ws) in black.iter().zip(&white) {
+        b.set(bs, Some(B));
+        b.set(ws, Some(W));
+    }
+    b.settle();
+    let ev = b.take_events();
+    let moves = b.moves();
+    assert_eq!(moves.len(), 16, "{ev:?}");
+    let mut got: Vec<String> = moves[2..].to_vec();
+    got.sort();
+    let mut put: Vec<String> = black.iter().map(|s| format!("B{s}")).collect();
+    put.extend(white.iter().map(|s| format!("W{s}")));
+    put.sort();
+    assert_eq!(got, put);
+    assert!(moves[2..].iter().step_by(2).all(|m| m.starts_with('B')));
+    assert_eq!(
+        b.r.provisional()
+            .iter()
+            .map(|p| p.numbers())
+            .collect::<Vec<_>>(),
+        [3..=16]
+    );
+    // the referee is told, nobody is charged, nothing is to put right
+    let notices: Vec<&EventKind> = ev
+        .iter()
+        .filter(|e| {
+            matches!(
+                e,
+                EventKind::Violation {
+                    code: "unexplained_board",
+                    penalty: "notice",
+                    ..
+                }
+            )
+        })
+        .collect();
+    assert_eq!(notices.len(), 1, "{ev:?}");
+    assert!(format!("{notices:?}").contains("14 stones were put down meanwhile"));
+    assert_eq!(Board::warnings(&ev), 0);
+    assert_eq!(b.r.phase(), Phase::Play);
+    assert!(b.r.guidance().remove.is_empty());
+    // and the next move is recorded as it comes
+    b.play(&["R16"]);
+    assert_eq!(b.moves().last().unwrap(), "BR16");
+}

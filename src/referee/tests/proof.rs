@@ -46,6 +46,46 @@ fn two_moves_in_a_row_is_proven_on_a_board_seen_whole_and_a_notice_with_a_hand_o
 }
 
 #[test]
+fn a_second_move_in_a_row_is_proven_only_when_the_board_saw_the_opponents_last_stone_first() {
+    // Black E5, then White C3 and Black G7 — one after the other on boards seen whole, or
+    // down under the same hands (the record orders them by turn) — then Black D7
+    let played = |seen_apart: bool| {
+        let mut b = Board::even(9);
+        b.play(&["E5"]);
+        if seen_apart {
+            b.play(&["C3", "G7"]);
+        } else {
+            b.put(&[(W, "C3"), (B, "G7")]);
+        }
+        assert_eq!(b.moves(), ["BE5", "WC3", "BG7"]);
+        b.take_events();
+        b.put(&[(B, "D7")]);
+        b
+    };
+    let mut b = played(true);
+    assert_eq!(
+        penalties(&b.take_events()),
+        [("two_moves_in_a_row", "move_invalid")]
+    );
+    assert_eq!(b.r.warnings(), [1, 0]);
+    // R17.2 stands on the order of the last stones; where hands hid it, the record's order
+    // came from alternation itself, and Black G7 may have gone down first (White one move
+    // out of step since a stone nobody saw)
+    let mut b = played(false);
+    let ev = b.take_events();
+    assert_eq!(penalties(&ev), [("two_moves_in_a_row", "notice")]);
+    assert!(
+        format!("{ev:?}").contains("hands hid whether white C3 went down before black G7"),
+        "{ev:?}"
+    );
+    assert_eq!(b.r.warnings(), [0, 0]);
+    // the board may be right and the record out of step: the stone stands and play goes on
+    assert!(b.r.guidance().remove.is_empty());
+    b.play(&["F3"]);
+    assert_eq!(b.moves(), ["BE5", "WC3", "BG7", "BD7", "WF3"]);
+}
+
+#[test]
 fn a_violation_on_a_board_out_of_step_or_after_lost_history_or_provisional_moves_is_a_notice() {
     // the record in question: the board's history of an outage lost
     let mut b = Board::even(9);
@@ -309,4 +349,38 @@ fn the_referee_may_uphold_a_notice_and_only_a_notice() {
         b.r.resolve(id, Ruling::Uphold),
         Err(CommandError::NotANotice(id))
     );
+}
+
+#[test]
+fn stones_lifted_with_liberties_are_proven_only_when_the_board_shows_a_liberty() {
+    // Black A1 captures White A2 (its stone not yet lifted, or lifted); then White replies
+    // and A1 comes off the board
+    let lifted_a1 = |a2_lifted: bool| {
+        let mut b = Board::even(9);
+        b.play(&["A3", "A2", "B2", "B1", "A1"]);
+        b.clock(B); // the move is complete: its stone lifted now is no withdrawal
+        assert_eq!(b.r.game().board().get(b.p("A2")), None);
+        if a2_lifted {
+            b.lift(&["A2"]);
+        }
+        b.take_events();
+        // White's reply E5, and A1 off the board at the same time
+        b.t += 500;
+        b.set("E5", Some(W));
+        b.set("A1", None);
+        b.settle();
+        b.take_events()
+    };
+    // A2 empty on the board: A1 had a liberty the board saw (R18.1)
+    assert_eq!(penalties(&lifted_a1(true)), [("wrong_capture", "warning")]);
+    // A2 still holds a white stone: the record says it is the captured one not yet lifted,
+    // but the wood shows A1 surrounded — White may have put a new stone there under a hand
+    // and captured A1 (the referee is told, nothing is charged)
+    let ev = lifted_a1(false);
+    assert_eq!(penalties(&ev), [("wrong_capture", "notice")]);
+    assert!(
+        format!("{ev:?}").contains("the board shows A1 surrounded by white stones"),
+        "{ev:?}"
+    );
+    assert_eq!(warnings(&ev), 0);
 }

@@ -176,6 +176,7 @@ fn record(game: &FuzzGame, expected: &[(Color, Option<Point>)], kept: &Kept<'_>,
         ));
     }
     let provisional = |i: usize| kept.provisional.contains(&(i as u32 + 1));
+    let lost = lost_history(&game.outages);
     let mut i = 0;
     while i < got.len().min(expected.len()) {
         if got[i] == expected[i] {
@@ -213,11 +214,23 @@ fn record(game: &FuzzGame, expected: &[(Color, Option<Point>)], kept: &Kept<'_>,
             for x in i..j {
                 for y in i..j {
                     // true order x before y, recorded y before x: the sensors must not have
-                    // told them apart (x seen clear before anything covered y's point)
+                    // told them apart (x seen clear before anything covered y's point) —
+                    // as the host got the scans (what a board's lost history held was not
+                    // seen before the board came back)
                     let (tx, ty) = (&game.moves[x], &game.moves[y]);
                     let gx = got.iter().position(|&m| m == expected[x]);
                     let gy = got.iter().position(|&m| m == expected[y]);
-                    if x < y && gx > gy && tx.clear_ms + TELL_APART_MS < ty.covered_from_ms {
+                    let seen =
+                        |t: u64| lost.iter().find(|w| w.contains(&t)).map_or(t, |w| *w.end());
+                    let covered = |t: u64| {
+                        lost.iter()
+                            .find(|w| w.contains(&t))
+                            .map_or(t, |w| *w.start())
+                    };
+                    if x < y
+                        && gx > gy
+                        && seen(tx.clear_ms) + TELL_APART_MS < covered(ty.covered_from_ms)
+                    {
                         f.wrong.push(format!(
                             "moves {} and {} recorded in the wrong order though the first was clear {} ms before anything covered the second's point",
                             x + 1,
@@ -230,6 +243,24 @@ fn record(game: &FuzzGame, expected: &[(Color, Option<Point>)], kept: &Kept<'_>,
         }
         i = j;
     }
+}
+
+/// The spans of board time, ms, whose scans the host never got: from the start of the
+/// time away that a restart of the board fell in (or the restart itself) until the board was
+/// back on the wire and had said so.
+fn lost_history(outages: &[Outage]) -> Vec<std::ops::RangeInclusive<u64>> {
+    outages
+        .iter()
+        .filter(|r| r.history_lost)
+        .map(|r| {
+            let away = outages
+                .iter()
+                .filter(|o| o.from_ms <= r.from_ms && r.from_ms <= o.until_ms);
+            let from = away.clone().map(|o| o.from_ms).min().unwrap_or(r.from_ms);
+            let until = away.map(|o| o.until_ms).max().unwrap_or(r.until_ms);
+            from..=until + RECONNECT_MS
+        })
+        .collect()
 }
 
 fn key(m: &(Color, Option<Point>)) -> (u8, Option<(u8, u8)>) {
@@ -358,4 +389,34 @@ fn feed_vs_record(kept: &Kept<'_>) -> Option<String> {
             kept.moves.get(i).map(|&m| show(m))
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outage(from_ms: u64, until_ms: u64, history_lost: bool) -> Outage {
+        Outage {
+            from_ms,
+            until_ms,
+            history_lost,
+        }
+    }
+
+    #[test]
+    fn a_restart_while_the_cable_is_out_loses_the_whole_time_away() {
+        let outages = [
+            outage(10_000, 18_000, false), // the cable out
+            outage(12_000, 12_000, true),  // the board restarts meanwhile
+            outage(30_000, 30_000, true),  // a restart while streaming
+            outage(40_000, 41_000, false), // a pull that loses nothing
+        ];
+        assert_eq!(
+            lost_history(&outages),
+            [
+                10_000..=18_000 + RECONNECT_MS,
+                30_000..=30_000 + RECONNECT_MS
+            ]
+        );
+    }
 }
