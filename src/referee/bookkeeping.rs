@@ -310,22 +310,10 @@ impl Referee {
         }
     }
 
-    /// Flags `code` unless the same violation (code and points) is open already.
-    pub(super) fn flag_once(
-        &mut self,
-        code: ViolationCode,
-        color: Color,
-        points: Vec<Point>,
-        detail: String,
-        grid: &StoneGrid,
-        fix: BoardDiff,
-    ) {
-        self.flag_once_unless_doubt(code, color, points, detail, grid, fix, None);
-    }
-
-    /// [`Referee::flag_once`] with a doubt the caller found ([`Referee::flag_unless_doubt`]).
+    /// Flags `code` unless the same violation (code and points) is open already — or, with a
+    /// `doubt` the caller found, a notice ([`Referee::flag_unless_doubt`]).
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn flag_once_unless_doubt(
+    pub(super) fn flag_once(
         &mut self,
         code: ViolationCode,
         color: Color,

@@ -169,6 +169,7 @@ impl Referee {
             detail,
             obs.grid,
             fix,
+            None,
         );
         true
     }
@@ -269,7 +270,7 @@ impl Referee {
                     restore: vec![(from, color)],
                     remove: vec![to],
                 };
-                self.flag_once(code, color, vec![from, to], detail, obs.grid, fix);
+                self.flag_once(code, color, vec![from, to], detail, obs.grid, fix, None);
                 let masked_obs = Observation {
                     grid: &masked,
                     ..obs
@@ -302,6 +303,7 @@ impl Referee {
                         detail,
                         obs.grid,
                         fix,
+                        None,
                     );
                     let masked_obs = Observation {
                         grid: &masked,
@@ -361,7 +363,7 @@ impl Referee {
                         remove: Vec::new(),
                     };
                     let doubt = self.liberties_unseen(&masked, &lifted, victim);
-                    self.flag_once_unless_doubt(
+                    self.flag_once(
                         ViolationCode::WrongCapture,
                         offender,
                         lifted,

@@ -65,6 +65,7 @@ impl Referee {
                 detail,
                 grid,
                 fix,
+                None,
             );
         }
         true

@@ -691,35 +691,27 @@ impl Referee {
                 step.color.opposite().as_str()
             )
         };
-        if stands {
+        // R17.2: a second move that does not stand is invalid; its stone comes off the board
+        let fix = if stands {
             let fresh = step.captured.clone();
             self.record_steps(std::slice::from_ref(&step), obs);
             self.apply_tally(tally, &fresh);
-            self.flag_unless_doubt(
-                code,
-                step.color,
-                vec![step.point],
-                detail,
-                obs.grid,
-                BoardDiff::default(),
-                doubt,
-            );
+            BoardDiff::default()
         } else {
-            // R17.2: the second move is invalid; its stone comes off the board.
-            let fix = BoardDiff {
+            BoardDiff {
                 restore: Vec::new(),
                 remove: vec![step.point],
-            };
-            self.flag_unless_doubt(
-                code,
-                step.color,
-                vec![step.point],
-                detail,
-                obs.grid,
-                fix,
-                doubt,
-            );
-        }
+            }
+        };
+        self.flag_unless_doubt(
+            code,
+            step.color,
+            vec![step.point],
+            detail,
+            obs.grid,
+            fix,
+            doubt,
+        );
     }
 
     /// A stone of `color` played elsewhere while its takeback is still to be put right is the
