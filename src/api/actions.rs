@@ -95,16 +95,23 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
         let value = Json::<T>::from_bytes(&bytes).map_err(|rejection| {
             // serde_json calls some values of the wrong type syntax errors (a number where a
             // name is expected): well-formed JSON that does not fit is a bad value, 422
-            let well_formed = serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).is_ok();
-            let status = match &rejection {
-                JsonRejection::JsonDataError(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            // (strings checked too: a byte that is no UTF-8 is no JSON, 400)
+            let well_formed = serde_json::from_slice::<serde_json::Value>(&bytes).is_ok();
+            let text = rejection.body_text();
+            match &rejection {
+                JsonRejection::JsonDataError(_) => error(StatusCode::UNPROCESSABLE_ENTITY, text),
                 JsonRejection::JsonSyntaxError(_) if well_formed => {
-                    StatusCode::UNPROCESSABLE_ENTITY
+                    let what = text
+                        .strip_prefix("Failed to parse the request body as JSON: ")
+                        .unwrap_or(&text);
+                    error(
+                        StatusCode::UNPROCESSABLE_ENTITY,
+                        format!("a value of the wrong type in the body ({what})"),
+                    )
                 }
-                JsonRejection::JsonSyntaxError(_) => StatusCode::BAD_REQUEST,
-                other => other.status(),
-            };
-            error(status, rejection.body_text())
+                JsonRejection::JsonSyntaxError(_) => error(StatusCode::BAD_REQUEST, text),
+                other => error(other.status(), text),
+            }
         })?;
         // serde also reads a struct from an array of its fields: the API takes objects only.
         if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {

@@ -43,7 +43,7 @@ fn actions_need_the_token_and_bad_requests_change_nothing() {
             (resolve.clone(), Some(TEST_TOKEN), "{ruling".into(), 400, ""),
             (resolve.clone(), Some(TEST_TOKEN), r#"{"ruling":"maybe"}"#.into(), 422, "ruling"),
             // well-formed JSON of the wrong type is a bad value, as every other one is
-            (resolve.clone(), Some(TEST_TOKEN), r#"{"ruling":5}"#.into(), 422, "ruling"),
+            (resolve.clone(), Some(TEST_TOKEN), r#"{"ruling":5}"#.into(), 422, "wrong type in the body (ruling"),
             (resolve.clone(), Some(TEST_TOKEN), r#"{"ruling":["accept"]}"#.into(), 422, "ruling"),
             (resolve.clone(), Some(TEST_TOKEN), r#"{"ruling":"put_back","x":1}"#.into(), 422, "x"),
             (resolve.clone(), Some(TEST_TOKEN), "{}".into(), 422, "ruling"),
@@ -205,6 +205,16 @@ fn actions_need_the_token_and_bad_requests_change_nothing() {
             let v: Value = resp.json().await.unwrap();
             assert!(v["error"].as_str().unwrap().contains("application/json"), "{v}");
         }
+        // a byte that is no UTF-8 inside a string: no JSON at all, 400
+        let resp = client
+            .post(rig.url("/api/v1/ambiguous/choose"))
+            .bearer_auth(TEST_TOKEN)
+            .header("content-type", "application/json")
+            .body(b"{\"index\":0,\"\xff\":1}".to_vec())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status().as_u16(), 400);
         let got: Value = rig.get_json("/api/v1/broadcast", false).await;
         assert_eq!(got, json!({"delay_moves": 0, "delay_s": 0}), "no delay was set");
         // Nothing changed.
