@@ -5,8 +5,10 @@ use super::*;
 
 impl Referee {
     pub(super) fn commit_last(&mut self) {
+        let now = self.now_ms;
         if let Some(l) = &mut self.last {
             l.committed = true;
+            l.committed_ms.get_or_insert(now);
         }
     }
 
@@ -73,6 +75,7 @@ impl Referee {
             recorded_at: at_ms,
             pending_before: self.pending.clone(),
             committed: true,
+            committed_ms: Some(at_ms),
             pressed: false,
         });
     }

@@ -427,6 +427,7 @@ impl Referee {
                 recorded_at: obs.at_ms,
                 pending_before,
                 committed: false,
+                committed_ms: None,
                 pressed: false,
             });
             self.owe_press(

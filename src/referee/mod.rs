@@ -287,6 +287,9 @@ struct LastMove {
     /// Captured stones on the board before it.
     pending_before: Vec<Pending>,
     committed: bool,
+    /// Board time it was committed, ms (`None`: not yet, or unknown).
+    #[serde(default)]
+    committed_ms: Option<u64>,
     pressed: bool,
 }
 
@@ -736,6 +739,7 @@ impl Referee {
         if let Some(last) = &mut self.last {
             if settled && !last.committed && now_ms.saturating_sub(last.recorded_at) >= commit_ms {
                 last.committed = true;
+                last.committed_ms = Some(now_ms);
             }
         }
     }

@@ -49,6 +49,7 @@ impl Referee {
         }
         if let Some(last) = &mut self.last {
             last.committed = true;
+            last.committed_ms.get_or_insert(at_ms);
         }
         // R21.1: both sides passed one after the other (two passes by one side are not it)
         let both_passed = match self.record.moves.as_slice() {
@@ -218,6 +219,7 @@ impl Referee {
             if let Some(l) = self.last.as_mut().filter(|l| l.color == color && for_last) {
                 l.pressed = true;
                 l.committed = true;
+                l.committed_ms.get_or_insert(at_ms);
             }
             let outcome = PressOutcome::Switch {
                 move_number: u.number,
@@ -289,6 +291,7 @@ impl Referee {
                 if let Some(l) = &mut self.last {
                     l.pressed = true;
                     l.committed = true;
+                    l.committed_ms.get_or_insert(at_ms);
                 }
                 // the stacked stone comes off: the point shows its own stone again
                 let fix = BoardDiff {

@@ -36,7 +36,17 @@ impl Referee {
         }
         let len = self.record.moves.len();
         let size = self.size();
-        let last_open = self.last.as_ref().is_some_and(|l| !l.committed);
+        // the last move's stone may have slid under the finger while it was not yet committed
+        // (no press, not settled long) — or before the press that committed it, if the board
+        // saw the stone on its new point by then (the press commits the stone where it lies)
+        let last = self.last.clone();
+        let slid_uncommitted = |to: Point| {
+            last.as_ref().is_some_and(|l| {
+                !l.committed
+                    || l.committed_ms
+                        .is_some_and(|c| obs.times_of(to).seen_ms <= c)
+            })
+        };
         for k in 1..=REVISE_MOVES.min(len) {
             let tail = &self.record.moves[len - k..];
             if tail.iter().any(|m| m.point.is_none()) {
@@ -74,10 +84,15 @@ impl Referee {
                 .filter(|&(p, c)| c.is_some() && base.board().get(p).is_none())
                 .map(|(p, _)| p)
                 .collect();
+            // an empty point, or one whose stone was captured meanwhile (the tail's captures,
+            // a captured stone still lying there): a stone nobody saw may have been put down
+            // there and captured again, and the point retaken since (a ko fought under hands)
+            let retaken =
+                |p: Point| tail_captured.contains(&p) || pending.iter().any(|&(q, _)| q == p);
             let mut spots: Vec<Point> = obs
                 .grid
                 .iter()
-                .filter(|&(p, c)| c.is_none() && base.board().get(p).is_none())
+                .filter(|&(p, c)| (c.is_none() && base.board().get(p).is_none()) || retaken(p))
                 .map(|(p, _)| p)
                 .filter(|p| obs.touched.get(p.index(size)).is_some_and(|&t| t >= since))
                 .collect();
@@ -98,20 +113,21 @@ impl Referee {
                     .filter(|(steps, _)| steps.iter().filter(|s| s.hidden).count() == hidden)
                     // a stone the board saw down where the record has it stays a move: the
                     // line only reorders them and adds what no scan saw — or, for the last
-                    // move while it is not yet committed (no press, not settled long), its
-                    // stone slid under the finger to a neighbouring point that no other move
-                    // of the record holds (and its point may since hold the reply's stone); a
-                    // committed stone moved is a `moved_stone` or a `takeback` (R17.5, R17.3)
+                    // move, its stone slid under the finger before it was committed (seen on
+                    // its new point before the press) to a neighbouring point that no other
+                    // move of the record holds (and its point may since hold the reply's
+                    // stone); a committed stone moved is a `moved_stone` or a `takeback`
+                    // (R17.5, R17.3)
                     .filter(|(steps, _)| {
                         tail.iter().enumerate().all(|(i, m)| {
                             let Some(at) = m.point else { return false };
                             steps.iter().any(|s| s.color == m.color && s.point == at)
                                 || (i + 1 == k
-                                    && last_open
                                     && obs.grid.get(at) != Some(m.color)
                                     && steps.iter().any(|s| {
                                         s.color == m.color
                                             && !s.hidden
+                                            && slid_uncommitted(s.point)
                                             && !tail.iter().any(|t| t.point == Some(s.point))
                                             && s.point.x.abs_diff(at.x) + s.point.y.abs_diff(at.y)
                                                 == 1

@@ -118,6 +118,7 @@ impl Referee {
                         recorded_at: self.now_ms,
                         pending_before: self.pending.clone(),
                         committed: true,
+                        committed_ms: Some(self.now_ms),
                         pressed: true,
                     });
                 }

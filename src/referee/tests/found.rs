@@ -20,6 +20,7 @@ impl Board {
             t: 0,
             events: Vec::new(),
             hands: false,
+            touched: Vec::new(),
         };
         for &(c, p) in stones {
             b.grid.set(p, Some(c));

@@ -1,0 +1,117 @@
+//! Looking back before flagging (issue 35, [`crate::referee`]'s `revise`): boards the record
+//! explains only with a violation, that the record's last moves misread explain without one —
+//! a stone that slid under the finger before its move was committed, a stone nobody saw.
+
+use super::*;
+
+/// Issue 35 (the physical fuzzer): a stone recorded, not yet committed, that slid under the
+/// finger to the next point, whose point the opponent then took under a hand (the board never
+/// showed it empty), is recorded as it lies — the slid stone's point, then the reply — with no
+/// penalty; once committed the same slide is a `moved_stone` (the test above) or a `takeback`.
+#[test]
+fn a_stone_recorded_before_it_slid_and_whose_point_the_reply_took_is_revised() {
+    let mut b = Board::even(9);
+    b.play(&["E5", "C3"]);
+    b.put(&[(B, "G7")]);
+    assert_eq!(b.moves(), ["BE5", "WC3", "BG7"]);
+    b.take_events();
+    b.t += 500;
+    b.set("G6", Some(B));
+    b.set("G7", Some(W));
+    b.hands = true;
+    b.settle();
+    let ev = b.take_events();
+    assert_eq!(b.moves(), ["BE5", "WC3", "BG6", "WG7"], "{ev:?}");
+    assert!(ev
+        .iter()
+        .all(|e| !matches!(e, EventKind::Violation { penalty, .. } if *penalty != "notice")));
+    assert!(!ev.iter().any(|e| matches!(e, EventKind::Warning { .. })));
+    assert_eq!(b.r.phase(), Phase::Play);
+}
+
+/// Issue 35 (the physical fuzzer): the same slide under the finger, seen on its new point
+/// before the press that committed the move — the press commits the stone where it lies — is
+/// the move adjusted, even when the board is next judged only after the reply took the old
+/// point under a hand; seen there only after the press, it is no revision (a committed stone
+/// moved, R17.5).
+#[test]
+fn a_stone_that_slid_before_the_press_is_recorded_where_it_lay_at_the_press() {
+    let slid = |before_press: bool| {
+        let mut b = Board::even(9);
+        b.play(&["E5", "C3"]);
+        b.put(&[(B, "G7")]);
+        b.take_events();
+        b.t += 300;
+        if !before_press {
+            b.clock(B);
+            b.t += 100;
+        }
+        // hands over G7 since: the referee is not shown a board until the reply is down
+        b.set("G7", None);
+        b.set("G6", Some(B));
+        if before_press {
+            b.t += 100;
+            b.clock(B);
+        }
+        b.t += 500;
+        b.set("G7", Some(W));
+        b.hands = true;
+        b.settle();
+        b
+    };
+    let mut b = slid(true);
+    let ev = b.take_events();
+    assert_eq!(b.moves(), ["BE5", "WC3", "BG6", "WG7"], "{ev:?}");
+    assert!(ev
+        .iter()
+        .all(|e| !matches!(e, EventKind::Violation { penalty, .. } if *penalty != "notice")));
+    assert_eq!(b.r.warnings(), [0, 0]);
+    assert_eq!(b.r.phase(), Phase::Play);
+    let mut b = slid(false);
+    let ev = b.take_events();
+    assert_eq!(b.moves()[..3], ["BE5", "WC3", "BG7"], "{ev:?}");
+}
+
+/// Issue 35 (the physical fuzzer, a ko fought under hands): Black captures two white stones;
+/// under the same hands White puts a stone on one of their points, Black captures it from the
+/// other, White plays elsewhere and Black fills the first point. The board shows two new
+/// black stones and one white: only a white stone nobody saw, on a point whose stone was
+/// captured, explains it — recorded provisionally (which of the two points it took no scan
+/// tells) with no penalty, and play goes on.
+#[test]
+fn a_stone_nobody_saw_on_the_point_of_a_captured_stone_explains_a_ko_fought_under_hands() {
+    let mut b = Board::even(9);
+    b.play(&[
+        "D5", "E5", "D4", "E4", "F5", "A1", "F4", "A2", "E6", "A3", "E3",
+    ]);
+    b.lift(&["E5", "E4"]);
+    assert_eq!(b.r.game().captures(B), 2);
+    b.take_events();
+    b.hands = true;
+    b.touched = vec![0; 81];
+    for s in ["E5", "E4"] {
+        let i = b.p(s).index(9);
+        b.touched[i] = b.t + 300;
+    }
+    b.put(&[(B, "E4"), (W, "B8"), (B, "E5")]);
+    let ev = b.take_events();
+    let moves = b.moves();
+    assert_eq!(moves.len(), 15, "{ev:?}");
+    assert_eq!(moves[13], "WB8");
+    let hidden = moves[11].clone();
+    assert!(hidden == "WE5" || hidden == "WE4", "{moves:?}");
+    assert_eq!(
+        moves[14],
+        format!("B{}", &hidden[1..]),
+        "Black fills the point of the stone nobody saw"
+    );
+    assert_eq!(b.r.game().captures(B), 3);
+    assert!(ev
+        .iter()
+        .all(|e| !matches!(e, EventKind::Violation { penalty, .. } if *penalty != "notice")));
+    assert_eq!(b.r.warnings(), [0, 0]);
+    assert_eq!(b.r.phase(), Phase::Play);
+    b.hands = false;
+    b.play(&["A4"]);
+    assert_eq!(b.moves().len(), 16, "play goes on");
+}
