@@ -200,9 +200,12 @@ impl Referee {
                 true
             }
             Verdict::Moves { steps, tally } => {
+                let before = self.record.moves.len();
                 self.record_steps(&steps, obs);
                 let fresh: Vec<Point> = steps.iter().flat_map(|s| s.captured.clone()).collect();
                 self.apply_tally(tally, &fresh);
+                let recorded = self.record.moves.len().saturating_sub(before);
+                self.reorder_after(recorded, obs);
                 true
             }
             Verdict::OutOfTurn { step, tally } => {

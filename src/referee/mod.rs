@@ -40,6 +40,7 @@ mod judge;
 mod presses;
 mod proof;
 mod provisional;
+mod reorder;
 mod revise;
 mod rulings;
 mod scoring;

@@ -52,25 +52,9 @@ impl Referee {
             if tail.iter().any(|m| m.point.is_none()) {
                 return false; // a pass is a press of a button: certain
             }
-            let Ok(base) = self.replayed(&self.record.moves[..len - k]) else {
+            let Some((base, tail_captured, pending)) = self.before_tail(k) else {
                 return false;
             };
-            // the stones the tail captured lie on the base's board; those lying from before
-            // are still captured stones
-            let mut g = base.clone();
-            let mut tail_captured = Vec::new();
-            for m in tail {
-                match g.play(m.color, m.point) {
-                    Ok(outcome) => tail_captured.extend(outcome.captured),
-                    Err(_) => return false,
-                }
-            }
-            let pending: Vec<Pending> = self
-                .pending
-                .iter()
-                .filter(|(p, _)| !tail_captured.contains(p))
-                .copied()
-                .collect();
             // a stone nobody saw went on a point a hand was over since the tail began
             let since = tail
                 .iter()
@@ -164,7 +148,7 @@ impl Referee {
                     pending.clone(),
                     candidates,
                     obs,
-                    would_flag,
+                    Some(would_flag),
                 ) {
                     return true;
                 }
@@ -175,8 +159,30 @@ impl Referee {
         false
     }
 
+    /// The game before the record's last `k` moves, the stones those moves captured (lying on
+    /// its board) and the captured stones lying from before them. `None` when the record does
+    /// not replay.
+    pub(super) fn before_tail(&self, k: usize) -> Option<(Game, Vec<Point>, Vec<Pending>)> {
+        let len = self.record.moves.len();
+        let base = self
+            .replayed(&self.record.moves[..len.checked_sub(k)?])
+            .ok()?;
+        let mut g = base.clone();
+        let mut tail_captured = Vec::new();
+        for m in &self.record.moves[len - k..] {
+            tail_captured.extend(g.play(m.color, m.point).ok()?.captured);
+        }
+        let pending: Vec<Pending> = self
+            .pending
+            .iter()
+            .filter(|(p, _)| !tail_captured.contains(p))
+            .copied()
+            .collect();
+        Some((base, tail_captured, pending))
+    }
+
     /// Whether every line of `candidates` from `base` ends in the same position.
-    fn positions_agree(&self, base: &Game, candidates: &[Candidate]) -> bool {
+    pub(super) fn positions_agree(&self, base: &Game, candidates: &[Candidate]) -> bool {
         let size = self.size();
         let ends: Vec<Option<(crate::rules::Board, Color, Vec<Pending>)>> = candidates
             .iter()
@@ -196,15 +202,17 @@ impl Referee {
     }
 
     /// Replaces the record's last `k` moves by the likeliest of `candidates` (lines from
-    /// `base`, where `pending` captured stones still lay), as the module docs say.
-    fn adopt_revision(
+    /// `base`, where `pending` captured stones still lay), as the module docs say; the referee
+    /// gets a notice naming `would_flag`, what would otherwise have been flagged (`None`:
+    /// nothing was, the board's times alone told the order: no notice).
+    pub(super) fn adopt_revision(
         &mut self,
         k: usize,
         base: Game,
         pending: Vec<Pending>,
         candidates: Vec<Candidate>,
         obs: Observation<'_>,
-        would_flag: ViolationCode,
+        would_flag: Option<ViolationCode>,
     ) -> bool {
         let previous = self
             .record
@@ -350,6 +358,9 @@ impl Referee {
         for id in withdrawn {
             self.close(id, "revised");
         }
+        let Some(would_flag) = would_flag else {
+            return true;
+        };
         let color = best.steps.last().map_or(self.game.to_move(), |s| s.color);
         let points = revised_points;
         self.notice(

@@ -74,6 +74,20 @@ pub enum Action {
     },
 }
 
+impl Action {
+    /// How long the action goes on after it starts, ms: a hand's stay, the scans of a bounce
+    /// or a misread; 0 for the rest (over at once, or an outage the link plays out itself).
+    pub fn lasts_ms(&self) -> u64 {
+        match self {
+            Action::Hand { duration_ms, .. } => *duration_ms,
+            Action::Bounce { scans, .. } | Action::Glitch { scans, .. } => {
+                u64::from(*scans) * super::player::SCAN_MS
+            }
+            _ => 0,
+        }
+    }
+}
+
 /// An action at a time, ms from the start of the timeline (the first handshake).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TimedAction {

@@ -70,6 +70,9 @@ pub struct Replay {
     physics: Sensors,
     rng: ChaCha8Rng,
     actions: Vec<TimedAction>,
+    /// When the last of the actions is over (a hand lifted, a bounce still), ms of the
+    /// timeline.
+    over_ms: u64,
     next_action: usize,
     board_ms: u64,
     buttons: ButtonCounters,
@@ -90,10 +93,16 @@ impl Replay {
             Some(hall) => Sensors::Hall(Box::new(HallBoard::new(size, noise, hall, &mut rng))),
         };
         let calibrating = noise.hall.as_ref().is_some_and(|h| h.uncalibrated);
+        let over_ms = actions
+            .iter()
+            .map(|a| a.at_ms + a.action.lasts_ms())
+            .max()
+            .unwrap_or(0);
         Replay {
             physics,
             rng,
             actions,
+            over_ms,
             next_action: 0,
             board_ms: 0,
             buttons: ButtonCounters::ZERO,
@@ -123,9 +132,10 @@ impl Replay {
         self.board_ms
     }
 
-    /// Whether every action has happened and `tail_ms` more have passed.
+    /// Whether every action has happened and is over (a hand lifted off the last stone) and
+    /// `tail_ms` more have passed.
     pub fn is_played_out(&self, tail_ms: u64) -> bool {
-        let last = self.actions.last().map_or(0, |a| a.at_ms) + self.hold_ms;
+        let last = self.over_ms + self.hold_ms;
         !self.calibrating
             && self.next_action >= self.actions.len()
             && self.board_ms >= last + tail_ms

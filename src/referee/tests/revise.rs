@@ -115,3 +115,78 @@ fn a_stone_nobody_saw_on_the_point_of_a_captured_stone_explains_a_ko_fought_unde
     b.play(&["A4"]);
     assert_eq!(b.moves().len(), 16, "play goes on");
 }
+
+/// Black E5, White C7, Black G3, White G7 recorded as the board showed them (seen at 700,
+/// 1_400, 2_100 and 2_800 ms of the harness's time; a hand over G7 from 2_000 ms); then Black
+/// C3 comes clear, whose point a hand disturbed at `c3_left` and which was seen at `c3_seen`
+/// (before anything touched G3 when `c3_seen` is early). The referee was shown no board with
+/// C3 before.
+fn c3_comes_clear_late(c3_left: u64, c3_seen: u64) -> (Board, Vec<EventKind>) {
+    let mut b = Board::even(9);
+    b.play(&["E5", "C7", "G3", "G7"]);
+    assert_eq!(b.moves(), ["BE5", "WC7", "BG3", "WG7"]);
+    let g7 = b.p("G7").index(9);
+    assert_eq!(b.times[g7].seen_ms, 2_800);
+    b.times[g7].left_ms = 2_000;
+    b.take_events();
+    let c3 = b.p("C3");
+    b.grid.set(c3, Some(B));
+    b.times[c3.index(9)] = PointTimes {
+        left_ms: c3_left,
+        seen_ms: c3_seen,
+    };
+    b.settle();
+    let ev = b.take_events();
+    (b, ev)
+}
+
+/// Issue 35 (the physical fuzzer): a stone that lay under a hand while later moves were
+/// recorded comes clear; its point was disturbed before the stone of its colour recorded
+/// since was seen, so no scan orders the two — the moves are marked provisional (the record's
+/// order first, nothing in the feed moves) rather than stated as certain.
+#[test]
+fn a_stone_that_comes_clear_after_later_moves_makes_their_order_provisional() {
+    // C3's point was disturbed at 1_000 ms, the stone seen only now
+    let (b, ev) = c3_comes_clear_late(1_000, 3_400);
+    assert_eq!(b.moves(), ["BE5", "WC7", "BG3", "WG7", "BC3"], "{ev:?}");
+    let provisional = ev.iter().find_map(|e| match e {
+        EventKind::Provisional {
+            numbers, recorded, ..
+        } => Some((numbers.clone(), *recorded)),
+        _ => None,
+    });
+    assert_eq!(provisional, Some((vec![3, 4, 5], 0)), "{ev:?}");
+    assert!(!ev.iter().any(|e| matches!(
+        e,
+        EventKind::MoveCorrected { .. } | EventKind::Violation { .. }
+    )));
+    // disturbed only after G3 was seen: certainly after it, nothing provisional
+    let (b, ev) = c3_comes_clear_late(3_300, 3_400);
+    assert_eq!(b.moves(), ["BE5", "WC7", "BG3", "WG7", "BC3"]);
+    assert!(
+        !ev.iter()
+            .any(|e| matches!(e, EventKind::Provisional { .. })),
+        "{ev:?}"
+    );
+}
+
+/// The same stone seen before anything touched G3's point (the board was not judged whole
+/// meanwhile): the board's times prove the record's order wrong, and the record takes the
+/// order they prove — `move_corrected` for the two changed moves, nobody charged, no notice.
+#[test]
+fn a_stone_seen_before_a_later_recorded_one_corrects_the_record_order() {
+    let (b, ev) = c3_comes_clear_late(1_000, 1_500);
+    assert_eq!(b.moves(), ["BE5", "WC7", "BC3", "WG7", "BG3"], "{ev:?}");
+    let corrected: Vec<u32> = ev
+        .iter()
+        .filter_map(|e| match e {
+            EventKind::MoveCorrected { number, .. } => Some(*number),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(corrected, [3, 5], "{ev:?}");
+    assert!(!ev
+        .iter()
+        .any(|e| matches!(e, EventKind::Violation { .. } | EventKind::Warning { .. })));
+    assert_eq!(b.r.phase(), Phase::Play);
+}

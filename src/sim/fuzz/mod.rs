@@ -803,8 +803,23 @@ fn play_keeping_events(
         events: &events,
         size: setup.size(),
         end: format!(
-            "phase {}, open {:?}",
+            "phase {}, link {:?}, sensed differs at {:?}, open {:?}",
             state.phase.as_str(),
+            state.link,
+            state.sensed.as_ref().map(|sensed| {
+                sensed
+                    .iter()
+                    .zip(&state.board)
+                    .enumerate()
+                    .flat_map(|(y, (a, b))| {
+                        a.chars()
+                            .zip(b.chars())
+                            .enumerate()
+                            .filter(|(_, (a, b))| a != b)
+                            .map(move |(x, (a, b))| format!("{x},{y}: {a} for {b}"))
+                    })
+                    .collect::<Vec<_>>()
+            }),
             state
                 .violations
                 .iter()
@@ -871,6 +886,7 @@ pub fn trace(record: &GameRecord, seed: u64, options: FuzzOptions, at: usize) ->
         let _ = writeln!(s, "  {:>8} {}", t, &json[..json.len().min(400)]);
     }
     let _ = writeln!(s, "findings: {:#?}", run.0.findings.failures());
+    let _ = writeln!(s, "at the end: {}", run.0.findings.end);
     Some(s)
 }
 
