@@ -159,6 +159,17 @@ fn violations(events: &[EventKind]) -> Vec<(&'static str, Color, Vec<String>)> {
         .collect()
 }
 
+/// The numbers of the moves `events` correct (`move_corrected`), in order.
+fn corrected(events: &[EventKind]) -> Vec<u32> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            EventKind::MoveCorrected { number, .. } => Some(*number),
+            _ => None,
+        })
+        .collect()
+}
+
 fn count(events: &[EventKind], f: impl Fn(&EventKind) -> bool) -> usize {
     events.iter().filter(|e| f(e)).count()
 }
@@ -836,14 +847,7 @@ fn stones_played_during_a_pause_and_accepted_go_in_before_the_moves_made_after_t
     assert_eq!(b.moves(), ["BD4", "WQ16", "BK10", "WC10", "BR10", "WC6"]);
     let ev = b.take_events();
     // the feed: moves 3 and 4 corrected, 5 and 6 new
-    let corrected: Vec<u32> = ev
-        .iter()
-        .filter_map(|e| match e {
-            EventKind::MoveCorrected { number, .. } => Some(*number),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(corrected, [3, 4]);
+    assert_eq!(corrected(&ev), [3, 4]);
     let new: Vec<u32> = ev
         .iter()
         .filter_map(|e| match e {

@@ -177,14 +177,7 @@ fn a_stone_that_comes_clear_after_later_moves_makes_their_order_provisional() {
 fn a_stone_seen_before_a_later_recorded_one_corrects_the_record_order() {
     let (b, ev) = c3_comes_clear_late(1_000, 1_500);
     assert_eq!(b.moves(), ["BE5", "WC7", "BC3", "WG7", "BG3"], "{ev:?}");
-    let corrected: Vec<u32> = ev
-        .iter()
-        .filter_map(|e| match e {
-            EventKind::MoveCorrected { number, .. } => Some(*number),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(corrected, [3, 5], "{ev:?}");
+    assert_eq!(corrected(&ev), [3, 5], "{ev:?}");
     assert!(!ev
         .iter()
         .any(|e| matches!(e, EventKind::Violation { .. } | EventKind::Warning { .. })));
