@@ -210,7 +210,8 @@ pub enum EventKind {
     ProvisionalResolved {
         /// The move numbers.
         numbers: Vec<u32>,
-        /// How: `chosen` (by the referee), `undone` (taken out of the record).
+        /// How: `chosen` (by the referee), `undone` (taken out of the record), `widened`
+        /// (now part of a wider provisional order, in the `provisional` event that follows).
         how: String,
     },
     /// Free handicap placement is complete (Chinese rules: Black placed its stones, White

@@ -498,6 +498,10 @@ struct Search<'a> {
     enough: usize,
 }
 
+/// Lines a search finds at most: enough to call a board ambiguous. A search that found this
+/// many may have stopped before a line it was asked about ([`explain_lines`]).
+pub const ENOUGH_LINES: usize = 9;
+
 impl<'a> Search<'a> {
     fn new(
         game: &Game,
@@ -514,7 +518,7 @@ impl<'a> Search<'a> {
             tries: 0,
             budget: SEARCH_BUDGET,
             exhausted: false,
-            enough: 9,
+            enough: ENOUGH_LINES,
         }
     }
 

@@ -18,9 +18,24 @@
 //!   flagged, so the referee gets no notice.
 //!
 //! Orders that lead to different positions change nothing: the board will tell them apart.
+//! Nor does an order that repeats a whole-board position, nor a search that stopped at
+//! [`ENOUGH_LINES`] before finding the record's order (that is no proof it is wrong). A
+//! provisional order among the moves becomes part of the wider one (`provisional_resolved`
+//! with `widened`, then the new `provisional`); one is never split.
 
+use super::inference::ENOUGH_LINES;
 use super::revise::REVISE_MOVES;
 use super::*;
+
+/// Whether playing `steps` from `base` repeats a whole-board position (an order with a cycle
+/// is no order to record without the referee).
+fn repeats_a_position(base: &Game, steps: &[Step]) -> bool {
+    let mut g = base.clone();
+    steps.iter().any(|s| {
+        g.play(s.color, Some(s.point))
+            .map_or(true, |outcome| outcome.repeats.is_some())
+    })
+}
 
 impl Referee {
     /// After `fresh` moves were recorded from `obs`: looks at the order of the record's last
@@ -47,6 +62,8 @@ impl Referee {
             return false;
         }
         let lines = explain_lines(&base, &pending, obs.grid, obs.timing(), &[], 0);
+        // a search that stopped at its most lines may have stopped before the record's order
+        let every_line = lines.len() < ENOUGH_LINES;
         let mut candidates: Vec<Candidate> = lines
             .into_iter()
             .filter(|(steps, _)| {
@@ -54,6 +71,7 @@ impl Referee {
                     && steps
                         .iter()
                         .all(|s| !s.hidden && tail.contains(&(s.color, s.point)))
+                    && !repeats_a_position(&base, steps)
             })
             .map(|(steps, tally)| Candidate {
                 steps,
@@ -69,11 +87,13 @@ impl Referee {
         };
         let Some(recorded) = candidates.iter().position(is_record) else {
             // the times now prove the record's order wrong
-            if candidates.is_empty() || !self.positions_agree(&base, &candidates) {
+            if !every_line || candidates.is_empty() || !self.positions_agree(&base, &candidates) {
                 return false;
             }
             let saved = self.clone();
+            let last = self.last.clone();
             if self.adopt_revision(k, base, pending, candidates, obs, None) {
+                self.keep_commit(last);
                 return true;
             }
             *self = saved;
@@ -94,11 +114,24 @@ impl Referee {
         let agreed = (0..k)
             .take_while(|&i| orders.iter().all(|o| o[i] == orders[0][i]))
             .count();
-        for o in &mut orders {
-            o.drain(..agreed);
+        let mut from = len - k + agreed;
+        // a provisional order among these moves is part of the wider one, never split: one
+        // that starts before them (and ends among them) widens them back to its start
+        while let Some(start) = self
+            .provisional
+            .iter()
+            .filter(|p| p.from < from && p.from + p.len() > from)
+            .map(|p| p.from)
+            .min()
+        {
+            if start < len - k {
+                return false;
+            }
+            from = start;
         }
-        let from = len - k + agreed;
-        // a provisional order among these moves is part of the wider one
+        for o in &mut orders {
+            o.drain(..from - (len - k));
+        }
         let (inside, outside): (Vec<Provisional>, Vec<Provisional>) =
             std::mem::take(&mut self.provisional)
                 .into_iter()
@@ -116,6 +149,37 @@ impl Referee {
             recorded: 0,
         });
         true
+    }
+
+    /// After the record's last moves were rewritten in another order (`before`: the last move
+    /// then): a move now last that was not the last before was committed already — by its
+    /// press or by the moves after it — and stays so (pressed for unless its press is still
+    /// owed); the last move before keeps its own state.
+    fn keep_commit(&mut self, before: Option<LastMove>) {
+        let now_ms = self.now_ms;
+        let owed = |p: Option<Point>| self.unpressed.iter().flatten().any(|u| u.point == p);
+        let Some(now) = self.last.as_ref() else {
+            return;
+        };
+        let same = before
+            .as_ref()
+            .is_some_and(|b| b.point == now.point && b.color == now.color);
+        let still_owed = owed(now.point);
+        let Some(now) = self.last.as_mut() else {
+            return;
+        };
+        match before {
+            Some(b) if same => {
+                now.committed = b.committed;
+                now.committed_ms = b.committed_ms;
+                now.pressed = b.pressed;
+            }
+            _ => {
+                now.committed = true;
+                now.committed_ms.get_or_insert(now_ms);
+                now.pressed = !still_owed;
+            }
+        }
     }
 
     /// How many of the record's last moves to look at again after `fresh` were recorded:

@@ -347,8 +347,12 @@ impl Referee {
             };
             self.mark_provisional(p);
         }
-        // what was flagged about these stones meanwhile was no violation after all
+        // what was flagged about these stones meanwhile was no violation after all (a
+        // revision the times alone asked for withdraws nothing: nothing was flagged for it)
         let revised_points: Vec<Point> = best.steps.iter().map(|s| s.point).collect();
+        let Some(would_flag) = would_flag else {
+            return true;
+        };
         let withdrawn: Vec<u32> = self
             .violations
             .iter()
@@ -358,9 +362,6 @@ impl Referee {
         for id in withdrawn {
             self.close(id, "revised");
         }
-        let Some(would_flag) = would_flag else {
-            return true;
-        };
         let color = best.steps.last().map_or(self.game.to_move(), |s| s.color);
         let points = revised_points;
         self.notice(

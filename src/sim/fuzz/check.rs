@@ -247,7 +247,8 @@ fn record(game: &FuzzGame, expected: &[(Color, Option<Point>)], kept: &Kept<'_>,
 
 /// The spans of board time, ms, whose scans the host never got: from the start of the
 /// time away that a restart of the board fell in (or the restart itself) until the board was
-/// back on the wire and had said so.
+/// back on the wire and had said so — through any time away that began before it had (a
+/// cable pulled while the board was still coming back up).
 fn lost_history(outages: &[Outage]) -> Vec<std::ops::RangeInclusive<u64>> {
     outages
         .iter()
@@ -257,8 +258,17 @@ fn lost_history(outages: &[Outage]) -> Vec<std::ops::RangeInclusive<u64>> {
                 .iter()
                 .filter(|o| o.from_ms <= r.from_ms && r.from_ms <= o.until_ms);
             let from = away.clone().map(|o| o.from_ms).min().unwrap_or(r.from_ms);
-            let until = away.map(|o| o.until_ms).max().unwrap_or(r.until_ms);
-            from..=until + RECONNECT_MS
+            let mut until = away.map(|o| o.until_ms).max().unwrap_or(r.until_ms) + RECONNECT_MS;
+            while let Some(next) = outages
+                .iter()
+                .filter(|o| o.from_ms >= from && o.from_ms <= until)
+                .map(|o| o.until_ms + RECONNECT_MS)
+                .filter(|&end| end > until)
+                .max()
+            {
+                until = next;
+            }
+            from..=until
         })
         .collect()
 }
@@ -418,5 +428,15 @@ mod tests {
                 30_000..=30_000 + RECONNECT_MS
             ]
         );
+    }
+
+    #[test]
+    fn a_cable_pulled_while_the_board_is_still_coming_back_up_loses_the_pull_too() {
+        let outages = [
+            outage(10_000, 10_000, true),  // the board restarts
+            outage(10_012, 19_000, false), // the cable pulled before it is back
+            outage(30_000, 31_000, false), // a pull long after: nothing lost
+        ];
+        assert_eq!(lost_history(&outages), [10_000..=19_000 + RECONNECT_MS]);
     }
 }
