@@ -1,6 +1,7 @@
 //! Physical actions on the virtual board, on a timeline.
 
 use crate::rules::{Color, Point};
+use crate::sensing::stabiliser::HAND_STAY_MS;
 use smartgoban_protocol::Cell;
 
 /// One thing that happens to the physical board (DESIGN.md "Board scripts").
@@ -75,16 +76,19 @@ pub enum Action {
 }
 
 impl Action {
-    /// How long the action goes on after it starts, ms: a hand's stay, the scans of a bounce
-    /// or a misread; 0 for the rest (over at once, or an outage the link plays out itself).
+    /// How long the action goes on after it starts, as play waits for it, ms: a hand's stay,
+    /// the scans of a bounce or a misread — at most [`HAND_STAY_MS`] (longer, it is an object
+    /// resting on the board or a dead sensor, which play does not wait for); 0 for the rest
+    /// (over at once, or an outage the link plays out itself).
     pub fn lasts_ms(&self) -> u64 {
-        match self {
+        let ms = match self {
             Action::Hand { duration_ms, .. } => *duration_ms,
             Action::Bounce { scans, .. } | Action::Glitch { scans, .. } => {
-                u64::from(*scans) * super::player::SCAN_MS
+                u64::from(*scans).saturating_mul(super::player::SCAN_MS)
             }
             _ => 0,
-        }
+        };
+        ms.min(HAND_STAY_MS)
     }
 }
 
@@ -145,4 +149,29 @@ pub enum ResetKind {
     /// Scans from counter 0, button counters at 0, without a `HelloAck` (script:
     /// `reset stream`).
     Stream,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn play_waits_for_a_hand_but_not_for_an_object_resting_on_the_board() {
+        let p = Point::new(3, 3);
+        let hand = |duration_ms| Action::Hand {
+            center: p,
+            radius: 1,
+            duration_ms,
+        };
+        assert_eq!(hand(2_871).lasts_ms(), 2_871);
+        assert_eq!(hand(86_400_000).lasts_ms(), HAND_STAY_MS);
+        let glitch = Action::Glitch {
+            point: p,
+            reading: Cell::Empty,
+            scans: u32::MAX,
+        };
+        assert_eq!(glitch.lasts_ms(), HAND_STAY_MS);
+        assert_eq!(Action::Bounce { point: p, scans: 4 }.lasts_ms(), 80);
+        assert_eq!(Action::Clock(Color::Black).lasts_ms(), 0);
+    }
 }
