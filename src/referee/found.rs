@@ -115,6 +115,14 @@ impl Referee {
                 if self.record_some_line(&why, Observation { grid: &grid, ..obs }) {
                     return false;
                 }
+                // the record's last moves misread before the outage (a stone that slid under
+                // the finger before it was committed, an order hands hid) may explain it
+                if self.revise(
+                    Observation { grid: &grid, ..obs },
+                    ViolationCode::UnexplainedBoard,
+                ) {
+                    return false;
+                }
                 let size = self.size();
                 let mut points: Vec<Point> = diff.remove.clone();
                 points.extend(diff.restore.iter().map(|&(p, _)| p));

@@ -37,14 +37,17 @@ impl Referee {
         let len = self.record.moves.len();
         let size = self.size();
         // the last move's stone may have slid under the finger while it was not yet committed
-        // (no press, not settled long) — or before the press that committed it, if the board
-        // saw the stone on its new point by then (the press commits the stone where it lies)
+        // (no press, not settled long) — or before the press that committed it, unless the
+        // board saw the stone still on its point after the press (the press commits the stone
+        // where it lies; a slide under a hand that covered the stone from before the press to
+        // after it is not proved to come after the press, and is no `moved_stone`)
         let last = self.last.clone();
-        let slid_uncommitted = |to: Point| {
+        let slid_uncommitted = |from: Point, to: Point| {
             last.as_ref().is_some_and(|l| {
                 !l.committed
-                    || l.committed_ms
-                        .is_some_and(|c| obs.times_of(to).seen_ms <= c)
+                    || l.committed_ms.is_some_and(|c| {
+                        obs.times_of(from).left_ms <= c || obs.times_of(to).seen_ms <= c
+                    })
             })
         };
         for k in 1..=REVISE_MOVES.min(len) {
@@ -111,7 +114,7 @@ impl Referee {
                                     && steps.iter().any(|s| {
                                         s.color == m.color
                                             && !s.hidden
-                                            && slid_uncommitted(s.point)
+                                            && slid_uncommitted(at, s.point)
                                             && !tail.iter().any(|t| t.point == Some(s.point))
                                             && s.point.x.abs_diff(at.x) + s.point.y.abs_diff(at.y)
                                                 == 1
@@ -362,7 +365,16 @@ impl Referee {
         for id in withdrawn {
             self.close(id, "revised");
         }
-        let color = best.steps.last().map_or(self.game.to_move(), |s| s.color);
+        // the player whose move the revision changed (the first that differs), else the last
+        let changed = best
+            .steps
+            .iter()
+            .zip(old.iter().map(Some).chain(std::iter::repeat(None)))
+            .find(|(s, m)| m.is_none_or(|m| m.color != s.color || m.point != Some(s.point)))
+            .map(|(s, _)| s);
+        let color = changed
+            .or(best.steps.last())
+            .map_or(self.game.to_move(), |s| s.color);
         let points = revised_points;
         self.notice(
             would_flag,

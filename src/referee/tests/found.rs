@@ -176,6 +176,36 @@ fn legal_moves_found_after_an_outage_are_recorded() {
     assert!(violations(&ev).is_empty(), "{ev:?}");
 }
 
+/// Issue 35 (the physical fuzzer, `010001717` seed 1): Black's stone, recorded and not yet
+/// committed, slides to the next point just before the board restarts; the board as found
+/// shows it there. The record's last move misread explains it: recorded where it lies, the
+/// referee told with a notice, play goes on — no `unexplained_board` holding the game.
+#[test]
+fn a_stone_that_slid_just_before_an_outage_is_recorded_where_it_lies() {
+    let mut b = Board::even(9);
+    b.play(&["C3", "G7", "D4", "G6", "C5", "F7", "B4", "H3"]);
+    b.put(&[(B, "E5")]);
+    assert_eq!(b.moves()[8], "BE5");
+    b.take_events();
+    b.r.board_unknown("the board restarted while the host was away");
+    b.t += 500;
+    b.set("E5", None);
+    b.set("E6", Some(B));
+    b.settle();
+    let ev = b.take_events();
+    assert_eq!(&b.moves()[8..], ["BE6"], "{ev:?}");
+    assert_eq!(
+        violations(&ev),
+        [("unexplained_board", B, vec!["E6".to_string()])]
+    );
+    assert!(ev
+        .iter()
+        .all(|e| !matches!(e, EventKind::Violation { penalty, .. } if *penalty != "notice")));
+    assert_eq!(b.r.phase(), Phase::Play);
+    b.put(&[(W, "A9")]);
+    assert_eq!(&b.moves()[8..], ["BE6", "WA9"], "play goes on");
+}
+
 #[test]
 fn a_stone_with_no_liberties_found_after_an_outage_is_for_the_referee() {
     // A white stone in Black's eye at C4: suicide; in play it would be White's forbidden

@@ -72,6 +72,79 @@ fn a_stone_that_slid_before_the_press_is_recorded_where_it_lay_at_the_press() {
     assert_eq!(b.moves()[..3], ["BE5", "WC3", "BG7"], "{ev:?}");
 }
 
+/// Issue 35 (the physical fuzzer, `63948266` seed 1 with a clock): Black's stone slides from
+/// G7 to G6 under the hand that then stays over both points until after the press; the board
+/// saw G7 left before the press and G6 down only after it. Nothing proves the slide came after
+/// the press: the move is recorded where the stone lies, with a notice and no violation. A
+/// stone the board saw still on its point after the press and moved later is a `moved_stone`.
+#[test]
+fn a_slide_hidden_by_the_hand_until_after_the_press_is_no_moved_stone() {
+    let slid = |left_before_press: bool| {
+        let mut b = Board::even(9);
+        b.play(&["E5", "C3"]);
+        b.put(&[(B, "G7")]);
+        b.take_events();
+        b.t += 300;
+        if !left_before_press {
+            b.clock(B);
+            b.t += 100;
+        }
+        // the hand arrives over G7 (and G6): G7 stops reading the stone
+        let g7 = b.p("G7").index(9);
+        let g6 = b.p("G6").index(9);
+        let left = b.t;
+        if left_before_press {
+            b.t += 100;
+            b.clock(B);
+        }
+        // the hand leaves after the press: G7 empty and G6's stone seen only now
+        b.t += 500;
+        b.grid.set(b.p("G7"), None);
+        b.grid.set(b.p("G6"), Some(B));
+        b.times[g7] = PointTimes {
+            left_ms: left,
+            seen_ms: b.t,
+        };
+        b.times[g6] = PointTimes {
+            left_ms: left,
+            seen_ms: b.t,
+        };
+        b.t += 300;
+        b.set("G3", Some(W));
+        b.settle();
+        b
+    };
+    let mut b = slid(true);
+    let ev = b.take_events();
+    assert_eq!(b.moves(), ["BE5", "WC3", "BG6", "WG3"], "{ev:?}");
+    let notice = ev.iter().find_map(|e| match e {
+        EventKind::Violation {
+            code,
+            penalty,
+            color,
+            ..
+        } => Some((*code, *penalty, *color)),
+        _ => None,
+    });
+    assert_eq!(
+        notice,
+        Some((ViolationCode::MovedStone.as_str(), "notice", B)),
+        "the referee is told, nobody is charged: {ev:?}"
+    );
+    assert_eq!(b.r.warnings(), [0, 0]);
+    assert_eq!(b.r.phase(), Phase::Play);
+    let mut b = slid(false);
+    let ev = b.take_events();
+    assert_eq!(b.moves()[..3], ["BE5", "WC3", "BG7"], "{ev:?}");
+    assert!(
+        ev.iter().any(|e| matches!(
+            e,
+            EventKind::Violation { code, penalty, .. } if *code == "moved_stone" && *penalty != "notice"
+        )),
+        "{ev:?}"
+    );
+}
+
 /// Issue 35 (the physical fuzzer, a ko fought under hands): Black captures two white stones;
 /// under the same hands White puts a stone on one of their points, Black captures it from the
 /// other, White plays elsewhere and Black fills the first point. The board shows two new
