@@ -108,13 +108,17 @@ impl Referee {
                     .filter(|(steps, _)| {
                         tail.iter().enumerate().all(|(i, m)| {
                             let Some(at) = m.point else { return false };
+                            let number = len - k + i + 1;
                             steps.iter().any(|s| s.color == m.color && s.point == at)
-                                || (i + 1 == k
-                                    && obs.grid.get(at) != Some(m.color)
-                                    && steps.iter().any(|s| {
+                                || (obs.grid.get(at) != Some(m.color)
+                                    && steps.iter().enumerate().any(|(j, s)| {
                                         s.color == m.color
                                             && !s.hidden
-                                            && slid_uncommitted(at, s.point)
+                                            && (if i + 1 == k {
+                                                slid_uncommitted(at, s.point)
+                                            } else {
+                                                self.slid_before_reply(number, at, &steps[j..], obs)
+                                            })
                                             && !tail.iter().any(|t| t.point == Some(s.point))
                                             && s.point.x.abs_diff(at.x) + s.point.y.abs_diff(at.y)
                                                 == 1
@@ -160,6 +164,30 @@ impl Referee {
             }
         }
         false
+    }
+
+    /// Whether move `number` (not the record's last) may have slid from `at` before anything
+    /// committed it, in a line where its stone is `from_slid[0]` and the steps after it follow:
+    /// it is still owed its press, and its stone left `at` no later than the opponent's next
+    /// stone of the line was certainly down (the hands hid which came first; the record had
+    /// the opponent's move after it only because it was seen on `at` first).
+    fn slid_before_reply(
+        &self,
+        number: usize,
+        at: Point,
+        from_slid: &[Step],
+        obs: Observation<'_>,
+    ) -> bool {
+        let Some(slid) = from_slid.first() else {
+            return false;
+        };
+        let owed = self
+            .unpressed
+            .iter()
+            .flatten()
+            .any(|u| u.number as usize == number && u.point == Some(at));
+        let reply = from_slid[1..].iter().find(|s| s.color != slid.color);
+        owed && reply.is_none_or(|r| obs.times_of(at).left_ms <= obs.times_of(r.point).seen_ms)
     }
 
     /// The game before the record's last `k` moves, the stones those moves captured (lying on

@@ -145,6 +145,48 @@ fn a_slide_hidden_by_the_hand_until_after_the_press_is_no_moved_stone() {
     );
 }
 
+/// Issue 35 (the physical fuzzer, `jst29` seed 1): Black's G7 goes down under a hand, White
+/// answers at G3, Black plays C7 and the stone slides to C6 under the finger. The board saw
+/// C7 and G3 at once (recorded C7, G3: Black's turn) and G7 only with the slide. The slid
+/// stone was never committed (no press, nothing after it): the record becomes G7, G3, C6
+/// with a notice, and no `moved_stone` desyncs the rest of the game.
+#[test]
+fn a_stone_recorded_before_a_hidden_one_that_slid_afterwards_is_the_last_move_revised() {
+    let mut b = Board::even(9);
+    b.play(&["E5", "C3"]);
+    b.take_events();
+    let hidden_from = b.t + 100;
+    b.t += 500;
+    b.set("C7", Some(B));
+    b.set("G3", Some(W));
+    b.settle();
+    assert_eq!(b.moves(), ["BE5", "WC3", "BC7", "WG3"]);
+    b.take_events();
+    let slid_at = b.t + 100;
+    b.t += 600;
+    b.grid.set(b.p("G7"), Some(B));
+    b.grid.set(b.p("C7"), None);
+    b.grid.set(b.p("C6"), Some(B));
+    for (s, left) in [("G7", hidden_from), ("C7", slid_at), ("C6", slid_at)] {
+        let i = b.p(s).index(9);
+        b.times[i] = PointTimes {
+            left_ms: left,
+            seen_ms: b.t,
+        };
+    }
+    b.settle();
+    let ev = b.take_events();
+    assert_eq!(b.moves(), ["BE5", "WC3", "BG7", "WG3", "BC6"], "{ev:?}");
+    assert!(
+        ev.iter()
+            .all(|e| !matches!(e, EventKind::Violation { penalty, .. } if *penalty != "notice")),
+        "{ev:?}"
+    );
+    assert_eq!(b.r.phase(), Phase::Play);
+    b.put(&[(W, "A9")]);
+    assert_eq!(b.moves().len(), 6, "play goes on");
+}
+
 /// Issue 35 (the physical fuzzer, a ko fought under hands): Black captures two white stones;
 /// under the same hands White puts a stone on one of their points, Black captures it from the
 /// other, White plays elsewhere and Black fills the first point. The board shows two new
