@@ -671,12 +671,15 @@ impl Referee {
         let sanction = self.config.profile.sanction(code);
         // not proven (the board did not see the order): the stone stands, recorded as played,
         // and the referee is told — nothing to put right on the board, play goes on
-        let doubt = (!wrong_colors)
-            .then(|| self.alternation_unseen(step.color, step.point, obs))
-            .flatten()
-            .filter(|_| self.config.policy == Policy::Rules)
-            // a doubt about the whole record first (it says more)
-            .map(|alt| self.doubt(code, &[step.point], None).unwrap_or(alt));
+        // (the alternation unseen, or any doubt about the evidence — hands over the board, an
+        // order not known for sure: a stone that may follow one still hidden is not taken off)
+        let doubt = (!wrong_colors && self.config.policy == Policy::Rules)
+            .then(|| {
+                let alt = self.alternation_unseen(step.color, step.point, obs);
+                // a doubt about the whole record first (it says more)
+                self.doubt(code, &[step.point], None).or(alt)
+            })
+            .flatten();
         let stands = wrong_colors
             || doubt.is_some()
             || self.config.policy == Policy::AcceptAsPlayed

@@ -382,6 +382,22 @@ impl Referee {
         // revision the times alone asked for withdraws nothing: nothing was flagged for it)
         let revised_points: Vec<Point> = best.steps.iter().map(|s| s.point).collect();
         let Some(would_flag) = would_flag else {
+            // the times alone asked for it: only a notice of a stone out of turn among these
+            // stones lost its ground (the line alternates)
+            let groundless: Vec<u32> = self
+                .violations
+                .iter()
+                .filter(|v| {
+                    v.open
+                        && v.penalty == Penalty::Notice
+                        && v.code == ViolationCode::TwoMovesInARow
+                        && v.points.iter().all(|p| revised_points.contains(p))
+                })
+                .map(|v| v.id)
+                .collect();
+            for id in groundless {
+                self.close(id, "revised");
+            }
             return true;
         };
         let withdrawn: Vec<u32> = self

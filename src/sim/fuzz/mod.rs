@@ -885,15 +885,13 @@ pub fn trace(record: &GameRecord, seed: u64, options: FuzzOptions, at: usize) ->
         let json = serde_json::to_string(&e.kind).unwrap_or_default();
         let _ = writeln!(s, "  {:>8} {}", t, &json[..json.len().min(400)]);
     }
-    // what may have derailed the game before the window: the referee's calls and phases
+    // what may have derailed the game before the window: violations, notices and phases
     let _ = writeln!(s, "calls and phases over the whole game:");
     for (t, e) in &run.1 {
-        let call = match &e.kind {
-            crate::event::EventKind::Violation { penalty, .. } => *penalty != "notice",
-            crate::event::EventKind::Phase { .. } => true,
-            _ => false,
-        };
-        if call {
+        if matches!(
+            e.kind,
+            crate::event::EventKind::Violation { .. } | crate::event::EventKind::Phase { .. }
+        ) {
             let json = serde_json::to_string(&e.kind).unwrap_or_default();
             let _ = writeln!(s, "  {:>8} {}", t, &json[..json.len().min(300)]);
         }
