@@ -6,8 +6,9 @@
 //!
 //! The last [`REVISE_MOVES`] moves (never past a pass: a button press is certain) are played
 //! again from before them with every stone the board now shows, in every order their times
-//! allow, and with at most one stone nobody saw on an empty point a hand was over since they
-//! began (captured again within the line, or it would be on the board). The fewest moves
+//! allow, and with at most one stone nobody saw on a point empty before them that a hand was
+//! over since they began (captured again within the line, or it would be on the board; the
+//! point may hold another stone since). The fewest moves
 //! looked back, then the fewest stones nobody saw, win. A line that explains the board with no
 //! violation replaces those moves in the record: `move_corrected` for each changed move,
 //! `move` for each one more; every move of the line carries an SGF comment saying so (a stone
@@ -71,15 +72,16 @@ impl Referee {
                 .filter(|&(p, c)| c.is_some() && base.board().get(p).is_none())
                 .map(|(p, _)| p)
                 .collect();
-            // an empty point, or one whose stone was captured meanwhile (the tail's captures,
-            // a captured stone still lying there): a stone nobody saw may have been put down
-            // there and captured again, and the point retaken since (a ko fought under hands)
+            // a point empty before the tail — empty now, or holding a new stone: a stone nobody
+            // saw may have been put down there, captured, and the point filled since — or one
+            // whose stone was captured meanwhile (the tail's captures, a captured stone still
+            // lying there) and retaken since (a ko fought under hands)
             let retaken =
                 |p: Point| tail_captured.contains(&p) || pending.iter().any(|&(q, _)| q == p);
             let mut spots: Vec<Point> = obs
                 .grid
                 .iter()
-                .filter(|&(p, c)| (c.is_none() && base.board().get(p).is_none()) || retaken(p))
+                .filter(|&(p, _)| base.board().get(p).is_none() || retaken(p))
                 .map(|(p, _)| p)
                 .filter(|p| obs.touched.get(p.index(size)).is_some_and(|&t| t >= since))
                 .collect();
@@ -380,7 +382,12 @@ impl Referee {
         }
         // what was flagged about these stones meanwhile was no violation after all (a
         // revision the times alone asked for withdraws nothing: nothing was flagged for it)
-        let revised_points: Vec<Point> = best.steps.iter().map(|s| s.point).collect();
+        let mut revised_points: Vec<Point> = Vec::new();
+        for s in &best.steps {
+            if !revised_points.contains(&s.point) {
+                revised_points.push(s.point);
+            }
+        }
         let Some(would_flag) = would_flag else {
             // the times alone asked for it: only a notice of a stone out of turn among these
             // stones lost its ground (the line alternates)

@@ -298,3 +298,43 @@ fn a_stone_seen_before_a_later_recorded_one_corrects_the_record_order() {
         .any(|e| matches!(e, EventKind::Violation { .. } | EventKind::Warning { .. })));
     assert_eq!(b.r.phase(), Phase::Play);
 }
+
+/// Issue 35 (the physical fuzzer, `010001243` seed 2): Black's D2 goes down under hands and
+/// White's D1 captures it at once; Black answers at E3, the captured stone is lifted under a
+/// hand and White fills D2. The board never saw the black stone: it shows White D1, Black E3,
+/// White D2. Only a stone nobody saw on the point White now holds explains it — recorded so,
+/// with a notice, and play goes on (it held the rest of the game in `desync`).
+#[test]
+fn a_stone_nobody_saw_on_a_point_filled_since_explains_a_capture_under_hands() {
+    let mut b = Board::even(9);
+    b.play(&["E5", "C2", "G7", "E2", "G5", "D3"]);
+    b.take_events();
+    b.hands = true;
+    b.touched = vec![0; 81];
+    let d2 = b.p("D2").index(9);
+    b.touched[d2] = b.t + 300;
+    b.t += 100;
+    b.set("D1", Some(W));
+    b.t += 100;
+    b.set("E3", Some(B));
+    b.t += 100;
+    b.set("D2", Some(W));
+    b.settle();
+    let ev = b.take_events();
+    assert_eq!(
+        b.moves()[6..],
+        ["BD2", "WD1", "BE3", "WD2"],
+        "{:?} {ev:?}",
+        b.moves()
+    );
+    assert_eq!(b.r.game().captures(W), 1);
+    assert!(
+        ev.iter()
+            .all(|e| !matches!(e, EventKind::Violation { penalty, .. } if *penalty != "notice")),
+        "{ev:?}"
+    );
+    assert_eq!(b.r.phase(), Phase::Play);
+    b.hands = false;
+    b.put(&[(B, "A9")]);
+    assert_eq!(b.moves().len(), 11, "play goes on");
+}
