@@ -66,6 +66,16 @@ impl Board {
         };
     }
 
+    /// Point `s` reads `c` now, its change dated from `left_ms` (a hand over it since) to now.
+    fn set_since(&mut self, s: &str, c: Option<Color>, left_ms: u64) {
+        let p = self.p(s);
+        self.grid.set(p, c);
+        self.times[p.index(self.grid.size())] = PointTimes {
+            left_ms,
+            seen_ms: self.t,
+        };
+    }
+
     /// Stones put down (colour per point), then the board settles.
     fn put(&mut self, stones: &[(Color, &str)]) -> &mut Self {
         self.t += 500;

@@ -66,12 +66,7 @@ fn a_stone_out_of_turn_while_the_opponents_stone_is_under_a_hand_is_reordered_wh
     assert_eq!(b.moves(), ["BE5", "WC3", "BD4", "BG7"]);
     b.hands = false;
     b.t += 300;
-    b.grid.set(b.p("G3"), Some(W));
-    let g3 = b.p("G3").index(9);
-    b.times[g3] = PointTimes {
-        left_ms: white_left,
-        seen_ms: b.t,
-    };
+    b.set_since("G3", Some(W), white_left);
     b.settle();
     let ev = b.take_events();
     assert_eq!(b.moves(), ["BE5", "WC3", "BD4", "WG3", "BG7"], "{ev:?}");

@@ -90,8 +90,6 @@ fn a_slide_hidden_by_the_hand_until_after_the_press_is_no_moved_stone() {
             b.t += 100;
         }
         // the hand arrives over G7 (and G6): G7 stops reading the stone
-        let g7 = b.p("G7").index(9);
-        let g6 = b.p("G6").index(9);
         let left = b.t;
         if left_before_press {
             b.t += 100;
@@ -99,16 +97,8 @@ fn a_slide_hidden_by_the_hand_until_after_the_press_is_no_moved_stone() {
         }
         // the hand leaves after the press: G7 empty and G6's stone seen only now
         b.t += 500;
-        b.grid.set(b.p("G7"), None);
-        b.grid.set(b.p("G6"), Some(B));
-        b.times[g7] = PointTimes {
-            left_ms: left,
-            seen_ms: b.t,
-        };
-        b.times[g6] = PointTimes {
-            left_ms: left,
-            seen_ms: b.t,
-        };
+        b.set_since("G7", None, left);
+        b.set_since("G6", Some(B), left);
         b.t += 300;
         b.set("G3", Some(W));
         b.settle();
@@ -164,16 +154,9 @@ fn a_stone_recorded_before_a_hidden_one_that_slid_afterwards_is_the_last_move_re
     b.take_events();
     let slid_at = b.t + 100;
     b.t += 600;
-    b.grid.set(b.p("G7"), Some(B));
-    b.grid.set(b.p("C7"), None);
-    b.grid.set(b.p("C6"), Some(B));
-    for (s, left) in [("G7", hidden_from), ("C7", slid_at), ("C6", slid_at)] {
-        let i = b.p(s).index(9);
-        b.times[i] = PointTimes {
-            left_ms: left,
-            seen_ms: b.t,
-        };
-    }
+    b.set_since("G7", Some(B), hidden_from);
+    b.set_since("C7", None, slid_at);
+    b.set_since("C6", Some(B), slid_at);
     b.settle();
     let ev = b.take_events();
     assert_eq!(b.moves(), ["BE5", "WC3", "BG7", "WG3", "BC6"], "{ev:?}");
