@@ -101,30 +101,42 @@ impl Referee {
                     .filter(|(steps, _)| steps.len() >= k)
                     .filter(|(steps, _)| steps.iter().filter(|s| s.hidden).count() == hidden)
                     // a stone the board saw down where the record has it stays a move: the
-                    // line only reorders them and adds what no scan saw — or, for the last
-                    // move, its stone slid under the finger before it was committed (seen on
-                    // its new point before the press) to a neighbouring point that no other
-                    // move of the record holds (and its point may since hold the reply's
-                    // stone); a committed stone moved is a `moved_stone` or a `takeback`
-                    // (R17.5, R17.3)
+                    // line only reorders them and adds what no scan saw — or its stone slid
+                    // under the finger before it was committed (the last move: no press, or
+                    // its point left before the press; an earlier one: `slid_before_reply`)
+                    // to a neighbouring point that no other move of the record holds (and its
+                    // point may since hold the reply's stone), each slid stone the slide of
+                    // one move only; a committed stone moved is a `moved_stone` or a
+                    // `takeback` (R17.5, R17.3)
                     .filter(|(steps, _)| {
+                        let mut slid_to: Vec<Point> = Vec::new();
                         tail.iter().enumerate().all(|(i, m)| {
                             let Some(at) = m.point else { return false };
+                            if steps.iter().any(|s| s.color == m.color && s.point == at) {
+                                return true;
+                            }
                             let number = len - k + i + 1;
-                            steps.iter().any(|s| s.color == m.color && s.point == at)
-                                || (obs.grid.get(at) != Some(m.color)
-                                    && steps.iter().enumerate().any(|(j, s)| {
+                            let slide = (obs.grid.get(at) != Some(m.color))
+                                .then(|| {
+                                    steps.iter().enumerate().find(|&(j, s)| {
                                         s.color == m.color
                                             && !s.hidden
-                                            && (if i + 1 == k {
-                                                slid_uncommitted(at, s.point)
-                                            } else {
-                                                self.slid_before_reply(number, at, &steps[j..], obs)
-                                            })
+                                            && !slid_to.contains(&s.point)
                                             && !tail.iter().any(|t| t.point == Some(s.point))
                                             && s.point.x.abs_diff(at.x) + s.point.y.abs_diff(at.y)
                                                 == 1
-                                    }))
+                                            && if i + 1 == k {
+                                                slid_uncommitted(at, s.point)
+                                            } else {
+                                                self.slid_before_reply(number, at, &steps[j..], obs)
+                                            }
+                                    })
+                                })
+                                .flatten();
+                            if let Some((_, s)) = slide {
+                                slid_to.push(s.point);
+                            }
+                            slide.is_some()
                         })
                     })
                     .map(|(steps, tally)| Candidate {
@@ -151,6 +163,7 @@ impl Referee {
                 if !self.positions_agree(&base, &candidates) {
                     return false;
                 }
+                let before = self.last.clone();
                 if self.adopt_revision(
                     k,
                     base.clone(),
@@ -159,6 +172,7 @@ impl Referee {
                     obs,
                     Some(would_flag),
                 ) {
+                    self.keep_last_commit(before);
                     return true;
                 }
                 *self = saved;
@@ -168,11 +182,39 @@ impl Referee {
         false
     }
 
+    /// After a revision (`before`: the last move then): the last move keeps its commit if it
+    /// is the same move, and a last move whose press is no longer owed was pressed: committed
+    /// (a slide of it later is a `moved_stone`).
+    fn keep_last_commit(&mut self, before: Option<LastMove>) {
+        let now_ms = self.now_ms;
+        let timed = self.timed;
+        let owed = |p: Option<Point>| self.unpressed.iter().flatten().any(|u| u.point == p);
+        let still_owed = self.last.as_ref().is_some_and(|l| owed(l.point));
+        let Some(now) = self.last.as_mut() else {
+            return;
+        };
+        match before {
+            Some(b) if b.point == now.point && b.color == now.color => {
+                now.committed = b.committed;
+                now.committed_ms = b.committed_ms;
+                now.pressed = b.pressed;
+            }
+            _ if timed && !still_owed => {
+                now.committed = true;
+                now.committed_ms.get_or_insert(now_ms);
+                now.pressed = true;
+            }
+            _ => {}
+        }
+    }
+
     /// Whether move `number` (not the record's last) may have slid from `at` before anything
     /// committed it, in a line where its stone is `from_slid[0]` and the steps after it follow:
-    /// it is still owed its press, and its stone left `at` no later than the opponent's next
-    /// stone of the line was certainly down (the hands hid which came first; the record had
-    /// the opponent's move after it only because it was seen on `at` first).
+    /// it is still owed its press; no opponent's move the record has after it was answered to
+    /// it — the stone was not certainly down on `at` before that stone's point was touched
+    /// (the hands hid which came first: the record had it first only because it was seen on
+    /// `at` first); its stone left `at` no later than the opponent's next stone of the line was
+    /// certainly down; and not after it had lain still for the commit time.
     fn slid_before_reply(
         &self,
         number: usize,
@@ -183,13 +225,30 @@ impl Referee {
         let Some(slid) = from_slid.first() else {
             return false;
         };
-        let owed = self
+        let Some(owed) = self
             .unpressed
             .iter()
             .flatten()
-            .any(|u| u.number as usize == number && u.point == Some(at));
+            .find(|u| u.number as usize == number && u.point == Some(at))
+        else {
+            return false;
+        };
+        let down_ms = owed.seen_at.unwrap_or(owed.placed_at);
+        let left_ms = obs.times_of(at).left_ms;
+        let answered = self
+            .record
+            .moves
+            .iter()
+            .skip(number)
+            .filter(|m| m.color != slid.color)
+            .filter_map(|m| m.point)
+            .any(|p| down_ms < obs.times_of(p).left_ms);
+        let lay_still = self
+            .config
+            .commit_ms
+            .is_some_and(|c| left_ms > down_ms.saturating_add(c));
         let reply = from_slid[1..].iter().find(|s| s.color != slid.color);
-        owed && reply.is_none_or(|r| obs.times_of(at).left_ms <= obs.times_of(r.point).seen_ms)
+        !answered && !lay_still && reply.is_none_or(|r| left_ms <= obs.times_of(r.point).seen_ms)
     }
 
     /// The game before the record's last `k` moves, the stones those moves captured (lying on
@@ -421,7 +480,9 @@ impl Referee {
             .steps
             .iter()
             .zip(old.iter().map(Some).chain(std::iter::repeat(None)))
-            .find(|(s, m)| m.is_none_or(|m| m.color != s.color || m.point != Some(s.point)))
+            .find(|(s, m)| {
+                !s.hidden && m.is_none_or(|m| m.color != s.color || m.point != Some(s.point))
+            })
             .map(|(s, _)| s);
         let color = changed
             .or(best.steps.last())

@@ -321,3 +321,31 @@ fn a_stone_nobody_saw_on_a_point_filled_since_explains_a_capture_under_hands() {
     b.put(&[(B, "A9")]);
     assert_eq!(b.moves().len(), 11, "play goes on");
 }
+
+/// The slide of an earlier move counts only before a reply answered it: Black's C7 was seen
+/// down before White's G3 went down, so a slide of C7 to C6 after Black's next stone is a
+/// committed stone moved (`moved_stone`), not a look-back that puts C6 last.
+#[test]
+fn a_stone_answered_by_the_reply_and_moved_later_is_no_slide() {
+    let mut b = Board::even(9);
+    b.play(&["E5", "C3"]);
+    b.put(&[(B, "C7")]);
+    b.put(&[(W, "G3"), (B, "A9")]);
+    assert_eq!(b.moves(), ["BE5", "WC3", "BC7", "WG3", "BA9"]);
+    b.take_events();
+    b.t += 300;
+    let left = b.t;
+    b.t += 200;
+    b.set_since("C7", None, left);
+    b.set_since("C6", Some(B), left);
+    b.settle();
+    let ev = b.take_events();
+    assert_eq!(b.moves(), ["BE5", "WC3", "BC7", "WG3", "BA9"], "{ev:?}");
+    assert!(
+        ev.iter().any(|e| matches!(
+            e,
+            EventKind::Violation { code, penalty, .. } if *code == "moved_stone" && *penalty != "notice"
+        )),
+        "{ev:?}"
+    );
+}

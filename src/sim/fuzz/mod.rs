@@ -883,7 +883,7 @@ pub fn trace(record: &GameRecord, seed: u64, options: FuzzOptions, at: usize) ->
         .filter(|(t, _)| *t >= from && *t <= until + 5_000)
     {
         let json = serde_json::to_string(&e.kind).unwrap_or_default();
-        let _ = writeln!(s, "  {:>8} {}", t, &json[..json.len().min(400)]);
+        let _ = writeln!(s, "  {:>8} {}", t, clip(&json, 400));
     }
     // what may have derailed the game before the window: violations, notices and phases
     let _ = writeln!(s, "calls and phases over the whole game:");
@@ -893,12 +893,21 @@ pub fn trace(record: &GameRecord, seed: u64, options: FuzzOptions, at: usize) ->
             crate::event::EventKind::Violation { .. } | crate::event::EventKind::Phase { .. }
         ) {
             let json = serde_json::to_string(&e.kind).unwrap_or_default();
-            let _ = writeln!(s, "  {:>8} {}", t, &json[..json.len().min(300)]);
+            let _ = writeln!(s, "  {:>8} {}", t, clip(&json, 300));
         }
     }
     let _ = writeln!(s, "findings: {:#?}", run.0.findings.failures());
     let _ = writeln!(s, "at the end: {}", run.0.findings.end);
     Some(s)
+}
+
+/// `s` cut to at most `n` bytes, at a character boundary.
+fn clip(s: &str, n: usize) -> &str {
+    let mut end = n.min(s.len());
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
 }
 
 fn show_action(a: &Action, size: u8) -> String {
