@@ -130,6 +130,7 @@ impl Referee {
                     put = crate::sensing::PointTimes {
                         left_ms: t,
                         seen_ms: t,
+                        reread_ms: 0,
                     };
                 }
             }

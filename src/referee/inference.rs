@@ -208,7 +208,8 @@ pub fn explain_timed(
     }
     let times = times.filter(|t| t.len() == usize::from(board.size()).pow(2));
     let unexplained = || Verdict::Unexplained(BoardDiff::between(board, grid));
-    let added = new_stones(board, pending, grid);
+    let mut added = new_stones(board, pending, grid);
+    likely_order(&mut added, times, board.size());
     if added.is_empty() {
         if let Some(t) = tally(board, pending, &[], grid) {
             return Verdict::Unchanged(t);
@@ -271,6 +272,7 @@ pub fn explain_timed(
                     t[i] = PointTimes {
                         left_ms: first.seen_ms,
                         seen_ms: last + 1,
+                        reread_ms: 0,
                     };
                     t
                 })
@@ -322,7 +324,8 @@ pub fn explain_lines(
         return Vec::new();
     }
     let times = times.filter(|t| t.len() == usize::from(board.size()).pow(2));
-    let added = new_stones(board, pending, grid);
+    let mut added = new_stones(board, pending, grid);
+    likely_order(&mut added, times, board.size());
     if added.len() > MAX_TIMED_NEW_STONES {
         return Vec::new();
     }
@@ -347,7 +350,7 @@ pub fn explain_lines(
 /// One line of alternating legal moves from `game` that ends on `grid` — any one, for stones
 /// whose order nothing tells: put down while the board's history was lost, more than any
 /// search of every order can take. The stones of each colour are tried in the order their
-/// `times` saw them (certain pairs kept in order), then from the top left. `None` when no line
+/// `times` make likeliest ([`likely_order`], certain pairs kept in order). `None` when no line
 /// is found within [`LINES_BUDGET`] tries (stones out of turn, stones missing or moved).
 pub fn some_line(
     game: &Game,
@@ -362,17 +365,25 @@ pub fn some_line(
     let size = usize::from(board.size());
     let times = times.filter(|t| t.len() == size * size);
     let mut added = new_stones(board, pending, grid);
-    added.sort_by_key(|&(p, _)| {
-        let seen = times
-            .and_then(|t| t.get(p.index(board.size())))
-            .map(|t| t.seen_ms);
-        (seen, p.index(board.size()))
-    });
+    likely_order(&mut added, times, board.size());
     let mut search = Search::new(game, pending, grid, times.map(|t| (t, Binding::Certain)));
     search.budget = LINES_BUDGET;
     search.enough = 1;
     search.run(&added, &[], 0);
     search.found.into_iter().next()
+}
+
+/// Sorts new stones into the order their `times` make likeliest (the middle of each one's
+/// interval from its likely disturbance, [`PointTimes::likely_left_ms`], to its first clear
+/// scan), then from the top left: a search tries them in this order, so the lines it finds
+/// first — all it keeps when there are many — are the likeliest.
+fn likely_order(added: &mut [(Point, Color)], times: Option<&[PointTimes]>, size: u8) {
+    added.sort_by_key(|&(p, _)| {
+        let mid = times
+            .and_then(|t| t.get(p.index(size)))
+            .map(|t| (t.likely_left_ms() + t.seen_ms) / 2);
+        (mid, p.index(size))
+    });
 }
 
 /// The stones on `grid` that the record's `board` does not have: on empty points (not a
@@ -600,7 +611,8 @@ impl<'a> Search<'a> {
             if color != mover || !self.may_come_next(point, left) {
                 continue;
             }
-            left.swap_remove(i);
+            // removed and put back in place: the stones keep their likely order
+            left.remove(i);
             self.try_step(
                 point,
                 mover,
@@ -611,9 +623,7 @@ impl<'a> Search<'a> {
                 steps,
                 fresh,
             );
-            left.push((point, color));
-            let last = left.len() - 1;
-            left.swap(i, last);
+            left.insert(i, (point, color));
         }
         if hidden > 0 {
             for &h in hidden_spots {

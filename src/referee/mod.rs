@@ -219,6 +219,7 @@ impl<'a> Observation<'a> {
             .unwrap_or(PointTimes {
                 left_ms: self.at_ms,
                 seen_ms: self.at_ms,
+                reread_ms: 0,
             })
     }
 
@@ -236,6 +237,7 @@ pub fn times_now(grid: &StoneGrid, at_ms: u64) -> Vec<PointTimes> {
         PointTimes {
             left_ms: at_ms,
             seen_ms: at_ms,
+            reread_ms: 0,
         };
         usize::from(grid.size()).pow(2)
     ]

@@ -11,7 +11,8 @@
 //! 2. fewer stones nobody saw (throw-ins placed and captured between two boards);
 //! 3. agreement with the scans: each pair of stones put in an order their scans contradict
 //!    costs the time by which it contradicts them (the middle of each stone's interval from
-//!    its point's first disturbance to its first clear scan; the scans that told the stones
+//!    its point's likely disturbance — the last after which it read empty again for a while,
+//!    [`crate::sensing::PointTimes::likely_left_ms`] — to its first clear scan; the scans that told the stones
 //!    apart already ruled their other orders out — these are the differences below that
 //!    threshold);
 //! 4. nearness: the distance from each stone to the one before it (the previous move for the
@@ -57,7 +58,7 @@ fn score(c: &Candidate, obs: Observation<'_>, previous: Option<Point>) -> (bool,
     let visible: Vec<&Step> = c.steps.iter().filter(|s| !s.hidden).collect();
     let mid = |s: &Step| {
         let t = obs.times_of(s.point);
-        (t.left_ms + t.seen_ms) / 2
+        (t.likely_left_ms() + t.seen_ms) / 2
     };
     let mut against_scans = 0;
     for (i, a) in visible.iter().enumerate() {

@@ -93,7 +93,7 @@ impl Referee {
             let saved = self.clone();
             let last = self.last.clone();
             if self.adopt_revision(k, base, pending, candidates, obs, None) {
-                self.keep_commit(last);
+                self.keep_commit(last, true);
                 return true;
             }
             *self = saved;
@@ -151,34 +151,32 @@ impl Referee {
         true
     }
 
-    /// After the record's last moves were rewritten in another order (`before`: the last move
-    /// then): a move now last that was not the last before was committed already — by its
-    /// press or by the moves after it — and stays so (pressed for unless its press is still
-    /// owed); the last move before keeps its own state.
-    fn keep_commit(&mut self, before: Option<LastMove>) {
+    /// After the record's last moves were rewritten (`before`: the last move then): the last
+    /// move keeps its own state if it is the same move. A move now last that was not, when
+    /// `reordered` (the same stones in another order), was committed already — by its press
+    /// or by the moves after it — and stays so, pressed for unless its press is still owed;
+    /// after a revision (a move changed) only a move whose press is no longer owed on a clock
+    /// was pressed and is committed (a slide of it later is a `moved_stone`).
+    pub(super) fn keep_commit(&mut self, before: Option<LastMove>, reordered: bool) {
         let now_ms = self.now_ms;
+        let timed = self.timed;
         let owed = |p: Option<Point>| self.unpressed.iter().flatten().any(|u| u.point == p);
-        let Some(now) = self.last.as_ref() else {
-            return;
-        };
-        let same = before
-            .as_ref()
-            .is_some_and(|b| b.point == now.point && b.color == now.color);
-        let still_owed = owed(now.point);
+        let still_owed = self.last.as_ref().is_some_and(|l| owed(l.point));
         let Some(now) = self.last.as_mut() else {
             return;
         };
         match before {
-            Some(b) if same => {
+            Some(b) if b.point == now.point && b.color == now.color => {
                 now.committed = b.committed;
                 now.committed_ms = b.committed_ms;
                 now.pressed = b.pressed;
             }
-            _ => {
+            _ if reordered || (timed && !still_owed) => {
                 now.committed = true;
                 now.committed_ms.get_or_insert(now_ms);
                 now.pressed = !still_owed;
             }
+            _ => {}
         }
     }
 

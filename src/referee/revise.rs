@@ -172,7 +172,7 @@ impl Referee {
                     obs,
                     Some(would_flag),
                 ) {
-                    self.keep_last_commit(before);
+                    self.keep_commit(before, false);
                     return true;
                 }
                 *self = saved;
@@ -180,32 +180,6 @@ impl Referee {
             }
         }
         false
-    }
-
-    /// After a revision (`before`: the last move then): the last move keeps its commit if it
-    /// is the same move, and a last move whose press is no longer owed was pressed: committed
-    /// (a slide of it later is a `moved_stone`).
-    fn keep_last_commit(&mut self, before: Option<LastMove>) {
-        let now_ms = self.now_ms;
-        let timed = self.timed;
-        let owed = |p: Option<Point>| self.unpressed.iter().flatten().any(|u| u.point == p);
-        let still_owed = self.last.as_ref().is_some_and(|l| owed(l.point));
-        let Some(now) = self.last.as_mut() else {
-            return;
-        };
-        match before {
-            Some(b) if b.point == now.point && b.color == now.color => {
-                now.committed = b.committed;
-                now.committed_ms = b.committed_ms;
-                now.pressed = b.pressed;
-            }
-            _ if timed && !still_owed => {
-                now.committed = true;
-                now.committed_ms.get_or_insert(now_ms);
-                now.pressed = true;
-            }
-            _ => {}
-        }
     }
 
     /// Whether move `number` (not the record's last) may have slid from `at` before anything

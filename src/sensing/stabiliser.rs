@@ -13,6 +13,11 @@
 //!   nothing — but a solid run of another reading does.
 //! * `left_ms` — the first scan at which the point stopped reading its earlier settled value
 //!   (the hand arriving, the stone descending): the stone went down at or after that.
+//! * `reread_ms` — when the point read its earlier value again for [`REREAD_RUN_MS`] after
+//!   `left_ms` (a hand passed over it and left it as it was), the first scan of its next
+//!   departure: the stone *likely* went down after that — unless a bounce read that long
+//!   (a stone wobbling under a finger), so it ranks orders and hands changes on sooner but
+//!   proves nothing ([`PointTimes::likely_left_ms`]).
 //!
 //! The stone went down in `[left_ms, seen_ms]`. Move inference orders stones by these intervals
 //! (referee::inference, "told apart").
@@ -34,6 +39,13 @@ use smartgoban_protocol::Cell;
 /// A run of one reading this long, ms of board time (three scans at 50 scans/s), is evidence of
 /// what lies on the point: one or two scans may be a bounce or a misread.
 pub const SEEN_RUN_MS: u64 = 40;
+
+/// A disturbed point that reads its settled value again for this long, ms of board time (a
+/// solid run and a scan either side), likely showed that value then: a change found later was
+/// likely made after it ([`PointTimes::reread_ms`]) — a hand that passed over an empty point
+/// and left it empty for a while says little of a stone put there by a later hand. Likely
+/// only: a stone bouncing under a finger may read empty that long.
+pub const REREAD_RUN_MS: u64 = 2 * SEEN_RUN_MS;
 
 /// Tuning of the [`Stabiliser`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -67,6 +79,11 @@ pub struct PointTimes {
     /// The first scan of the earliest solid run ([`SEEN_RUN_MS`]) of the new reading with no
     /// solid run of another reading after it (under a hand: the first clear scan after it).
     pub seen_ms: u64,
+    /// The first scan of the point's last departure from its earlier reading after reading it
+    /// again for [`REREAD_RUN_MS`] since `left_ms`; 0 if it never did (module docs). At most
+    /// `seen_ms`.
+    #[serde(default)]
+    pub reread_ms: u64,
 }
 
 /// A point uncertain for longer than this, ms of board time, is no hand over the board (a
@@ -78,6 +95,13 @@ pub const HAND_STAY_MS: u64 = 30_000;
 pub const TELL_APART_MS: u64 = 60;
 
 impl PointTimes {
+    /// When the change likely began: `left_ms`, or later where the point read its earlier
+    /// value again for a while ([`Self::reread_ms`]). For ranking orders and handing changes
+    /// on, never for proof.
+    pub fn likely_left_ms(&self) -> u64 {
+        self.left_ms.max(self.reread_ms)
+    }
+
     /// The change with these times certainly came before `other`: it was seen before anything
     /// touched `other`'s point.
     pub fn certainly_before(&self, other: &PointTimes) -> bool {
@@ -156,6 +180,10 @@ pub struct Stabiliser {
     settled_reading: Vec<Cell>,
     /// Since when each point has not read its settled reading, if it does not.
     left_at: Vec<Option<u64>>,
+    /// Per point: disturbed, it read its settled reading again for [`REREAD_RUN_MS`] (`true`
+    /// until it departs again), and the first scan of its departure after the last such run.
+    #[serde(default)]
+    reread: Vec<(bool, Option<u64>)>,
     /// The times of each point's last settled change.
     times: Vec<PointTimes>,
     /// Per point: the last board time it did not read its settled reading, ms.
@@ -206,6 +234,7 @@ impl Stabiliser {
             solid: vec![None; n],
             settled_reading: vec![Cell::Uncertain; n],
             left_at: vec![None; n],
+            reread: vec![(false, None); n],
             times: vec![PointTimes::default(); n],
             touched: vec![0; n],
             uncertain_since: vec![None; n],
@@ -305,8 +334,13 @@ impl Stabiliser {
             if new == settled && settled != Cell::Uncertain {
                 // back to its settled reading: undisturbed once that has held again (a stone
                 // bouncing reads empty now and then; it is still going down)
-                if t.saturating_sub(self.run_start[i]) >= settle_ms {
+                let held = t.saturating_sub(self.run_start[i]);
+                if held >= settle_ms {
                     self.left_at[i] = None;
+                } else if held >= REREAD_RUN_MS && self.left_at[i].is_some() {
+                    if let Some(r) = self.reread.get_mut(i) {
+                        r.0 = true;
+                    }
                 }
             } else {
                 if let Some(touched) = self.touched.get_mut(i) {
@@ -323,6 +357,14 @@ impl Stabiliser {
                 } else {
                     t.saturating_sub(1)
                 };
+                if self.left_at[i].is_none() {
+                    if let Some(r) = self.reread.get_mut(i) {
+                        *r = (false, None);
+                    }
+                }
+                if let Some(r) = self.reread.get_mut(i).filter(|r| r.0) {
+                    *r = (false, Some(start));
+                }
                 let left = *self.left_at[i].get_or_insert(start);
                 if new != Cell::Uncertain && t.saturating_sub(self.run_start[i]) >= settle_ms {
                     // The new reading held: the point's settled reading changes.
@@ -330,9 +372,11 @@ impl Stabiliser {
                         Some((v, since)) if v == new.bits() => since.min(self.run_start[i]),
                         _ => self.run_start[i],
                     };
+                    let reread = self.reread.get_mut(i).map(std::mem::take);
                     self.times[i] = PointTimes {
                         left_ms: left.min(seen),
                         seen_ms: seen,
+                        reread_ms: reread.and_then(|r| r.1).map_or(0, |r| r.min(seen)),
                     };
                     self.settled_reading[i] = new;
                     self.left_at[i] = None;
@@ -363,9 +407,17 @@ impl Stabiliser {
                         seen = seen.min(*since);
                     }
                 }
+                // what a change must be told apart from: the likely start (a point reading its
+                // earlier value again now will change, if at all, from now on)
+                let likely = match self.reread.get(i) {
+                    Some((true, _)) => t,
+                    Some((false, Some(again))) => left.max(*again),
+                    _ => left,
+                };
                 self.disturbed.push(PointTimes {
-                    left_ms: left,
-                    seen_ms: seen,
+                    left_ms: likely,
+                    seen_ms: seen.max(likely),
+                    reread_ms: 0,
                 });
             }
         }

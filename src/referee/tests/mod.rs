@@ -63,6 +63,7 @@ impl Board {
         self.times[p.index(self.grid.size())] = PointTimes {
             left_ms: self.t,
             seen_ms: self.t,
+            reread_ms: 0,
         };
     }
 
@@ -73,6 +74,7 @@ impl Board {
         self.times[p.index(self.grid.size())] = PointTimes {
             left_ms,
             seen_ms: self.t,
+            reread_ms: 0,
         };
     }
 

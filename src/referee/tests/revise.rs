@@ -232,6 +232,7 @@ fn c3_comes_clear_late(c3_left: u64, c3_seen: u64) -> (Board, Vec<EventKind>) {
     b.times[c3.index(9)] = PointTimes {
         left_ms: c3_left,
         seen_ms: c3_seen,
+        reread_ms: 0,
     };
     b.settle();
     let ev = b.take_events();

@@ -125,7 +125,8 @@ fn bouncing_stone_settles_once_at_its_final_reading_dated_from_its_first_touch()
         s.times()[10],
         PointTimes {
             left_ms: 199,
-            seen_ms: t
+            seen_ms: t,
+            reread_ms: 0,
         }
     );
 }
@@ -213,9 +214,42 @@ fn a_stone_under_a_hand_is_dated_from_the_hand_to_its_first_clear_scan() {
         times[0],
         PointTimes {
             left_ms: 1000,
-            seen_ms: 1400
+            seen_ms: 1400,
+            reread_ms: 0,
         }
     );
+}
+
+/// A hand passes over an empty point and leaves it empty for a while (100 ms, less than the
+/// settle time); a later hand puts a stone there: the stone went down after the first hand
+/// (`left_ms`, all that is certain) and likely after the second arrived (`reread_ms`). A bounce
+/// or misread of a few scans says nothing of the kind.
+#[test]
+fn a_point_seen_empty_again_between_two_hands_is_likely_dated_from_the_second() {
+    for (gap_ms, reread_ms) in [(100, 1200), (160, 1260), (40, 0), (60, 0)] {
+        let mut s = Stabiliser::new(9, StabiliserConfig::default());
+        let script = vec![
+            (0, scan(9, &[])),
+            (1000, scan(9, &[(40, U)])),          // a hand passes over
+            (1100, scan(9, &[])),                 // gone: the point reads empty
+            (1100 + gap_ms, scan(9, &[(40, U)])), // the next hand arrives
+            (1100 + gap_ms + 300, scan(9, &[(40, B)])), // and leaves a stone
+        ];
+        let got = play(&mut s, &script, 2400, &[40]);
+        let last = got.last().unwrap();
+        assert_eq!(last.2[0], Some(Color::Black), "gap {gap_ms}: {got:?}");
+        let times = last.3[0];
+        assert_eq!(
+            times,
+            PointTimes {
+                left_ms: 1000,
+                seen_ms: 1100 + gap_ms + 300,
+                reread_ms,
+            },
+            "gap {gap_ms} ms"
+        );
+        assert_eq!(times.likely_left_ms(), reread_ms.max(1000));
+    }
 }
 
 /// Quick players: a hand is always over the board, so the board as a whole never settles,
@@ -259,15 +293,18 @@ fn overlapping_hands_hand_each_stone_on_in_order_without_the_board_settling() {
         [
             PointTimes {
                 left_ms: 1000,
-                seen_ms: 1600
+                seen_ms: 1600,
+                reread_ms: 0,
             },
             PointTimes {
                 left_ms: 1500,
-                seen_ms: 2200
+                seen_ms: 2200,
+                reread_ms: 0,
             },
             PointTimes {
                 left_ms: 2100,
-                seen_ms: 3000
+                seen_ms: 3000,
+                reread_ms: 0,
             },
         ]
     );

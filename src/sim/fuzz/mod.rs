@@ -42,6 +42,8 @@
 //! records that have them.
 
 pub mod check;
+#[cfg(test)]
+mod tests;
 
 use std::ops::RangeInclusive;
 
@@ -352,13 +354,15 @@ fn fingerprint(record: &GameRecord) -> u64 {
     h
 }
 
-/// When the hands covering `p` at `at_ms` began to cover it without a break.
+/// When the hands covering `p` at `at_ms` began to cover it without a break a sensor could
+/// see: a gap between two hands shorter than [`CLEAR_RUN_MS`] shows no empty point, just as
+/// a stone needs that long clear to show ([`clear_after`]).
 fn covered_before(hands: &[HandSpan], p: Point, at_ms: u64) -> u64 {
     let mut t = at_ms;
     loop {
         let earlier = hands
             .iter()
-            .filter(|h| h.covers(p) && h.from_ms < t && h.until_ms >= t)
+            .filter(|h| h.covers(p) && h.from_ms < t && h.until_ms + CLEAR_RUN_MS > t)
             .map(|h| h.from_ms)
             .min();
         match earlier {
