@@ -407,6 +407,11 @@ impl Session {
         if let Some(why) = resume::fallback_reason(&info, awaited) {
             detail.push_str("; ");
             detail.push_str(&why);
+            // the presses the host got before the board went (a pass, a clock press still
+            // waiting for the board around it) were made: judged on the board as last seen,
+            // not dropped with the board's lost history (issue 35: a White pass lost so
+            // made Black's next stone look out of turn for the rest of the game)
+            self.judge_all_presses();
             // nobody saw the board change meanwhile: nothing on it is repaired automatically
             self.referee.board_unknown(&why);
         }

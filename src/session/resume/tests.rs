@@ -368,3 +368,59 @@ fn the_outage_is_on_the_clock_as_if_the_service_had_been_up_when_its_history_is_
         );
     }
 }
+
+/// Issue 35 (the physical fuzzer, `1-Go_Genius-EsArgo` seed 2 with a clock): a player passes
+/// while a hand rests over the board (the press waits for the board around it), and the board
+/// restarts before it is judged — its new boot says hello with no link lost in between. The
+/// host got the pass before the board went: it is recorded, not dropped with the board's lost
+/// history (dropped, the other side's next stone looked out of turn for the rest of the game).
+#[test]
+fn a_pass_waiting_for_the_board_when_it_restarts_is_recorded() {
+    let (source, scans) = scans(NoiseModel::Clean, 1, 20);
+    let mut s = session(&source);
+    s.handle_input(Input::LinkUp(info()), 0).unwrap();
+    feed(&mut s, &scans, 0);
+    let before = s.record().moves.clone();
+    assert_eq!(before.len(), 20);
+    let passer = before[19].color.opposite();
+    let last = *scans.last().unwrap();
+    // a hand arrives over an empty point and stays; the side to move presses pass under it
+    let empty = (0..last.cells.len())
+        .find(|&i| last.cells.get(i) == smartgoban_protocol::Cell::Empty)
+        .unwrap();
+    let mut cells = last.cells;
+    cells.set(empty, smartgoban_protocol::Cell::Uncertain);
+    let mut buttons = last.buttons;
+    let hand: Vec<Scan> = (1..=20u32)
+        .map(|k| {
+            if k == 10 {
+                match passer {
+                    Color::Black => buttons.pass_black += 1,
+                    Color::White => buttons.pass_white += 1,
+                }
+            }
+            Scan {
+                scan_counter: last.scan_counter + k,
+                board_ms: last.board_ms + 20 * k,
+                buttons,
+                cells,
+            }
+        })
+        .collect();
+    feed(&mut s, &hand, 0);
+    assert_eq!(
+        s.record().moves,
+        before,
+        "the pass waits for the board around it"
+    );
+    let restarted = LinkInfo {
+        boot_id: Some(BOOT + 1),
+        history: HistoryStatus::BoardRestarted { known_boot: BOOT },
+        ..info()
+    };
+    s.handle_input(Input::LinkUp(restarted), u64::from(last.board_ms) + 500)
+        .unwrap();
+    let moves = &s.record().moves;
+    assert_eq!(moves.len(), 21, "{moves:?}");
+    assert_eq!((moves[20].color, moves[20].point), (passer, None));
+}
