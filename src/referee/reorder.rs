@@ -61,25 +61,16 @@ impl Referee {
         if tail.len() != k {
             return false;
         }
-        // the stones the board saw: a stone the record has as nobody saw it (placed and
-        // captured under hands) need not have been played if the stones seen since explain
-        // the board without it — the stone it stood for was under a hand (issue 35)
-        let seen: Vec<(Color, Point)> = tail
-            .iter()
-            .enumerate()
-            .filter(|&(i, _)| !self.is_hidden_move(len - k + i))
-            .map(|(_, &m)| m)
-            .collect();
         let lines = explain_lines(&base, &pending, obs.grid, obs.timing(), &[], 0);
         // a search that stopped at its most lines may have stopped before the record's order
         let every_line = lines.len() < ENOUGH_LINES;
         let mut candidates: Vec<Candidate> = lines
             .into_iter()
             .filter(|(steps, _)| {
-                steps.len() == seen.len()
+                steps.len() == k
                     && steps
                         .iter()
-                        .all(|s| !s.hidden && seen.contains(&(s.color, s.point)))
+                        .all(|s| !s.hidden && tail.contains(&(s.color, s.point)))
                     && !repeats_a_position(&base, steps)
             })
             .map(|(steps, tally)| Candidate {
@@ -89,11 +80,10 @@ impl Referee {
             })
             .collect();
         let is_record = |c: &Candidate| {
-            c.steps.len() == k
-                && c.steps
-                    .iter()
-                    .zip(&tail)
-                    .all(|(s, &(color, point))| s.color == color && s.point == point)
+            c.steps
+                .iter()
+                .zip(&tail)
+                .all(|(s, &(color, point))| s.color == color && s.point == point)
         };
         let Some(recorded) = candidates.iter().position(is_record) else {
             // the times now prove the record's order wrong
@@ -190,16 +180,6 @@ impl Referee {
         }
     }
 
-    /// Whether the record's move at index `i` is a stone nobody saw (placed and captured under
-    /// hands), as the provisional order it is recorded in has it.
-    pub(super) fn is_hidden_move(&self, i: usize) -> bool {
-        self.provisional.iter().any(|p| {
-            i.checked_sub(p.from)
-                .and_then(|j| p.orders.get(p.recorded)?.get(j))
-                .is_some_and(|s| s.hidden)
-        })
-    }
-
     /// How many of the record's last moves to look at again after `fresh` were recorded:
     /// back to the oldest move, within [`REVISE_MOVES`] and after any pass or provisional
     /// order that starts before it, that a fresh stone is not certainly after. `None`: every
@@ -227,8 +207,7 @@ impl Referee {
                 break; // a pass is a press of a button: certain
             };
             let times = obs.times_of(point);
-            // a stone nobody saw has no times: it is certainly before nothing
-            if self.is_hidden_move(i) || fresh_times.iter().any(|f| !times.certainly_before(f)) {
+            if fresh_times.iter().any(|f| !times.certainly_before(f)) {
                 oldest = Some(i);
             }
         }

@@ -357,15 +357,6 @@ impl Referee {
             true
         });
         self.events.0.extend(events);
-        // a line shorter than the moves it replaces (a stone nobody saw dropped): the rest
-        // of them are taken back, the last first
-        for (i, m) in old.iter().enumerate().skip(best.steps.len()).rev() {
-            self.events.push_back(EventKind::MoveUndone {
-                number: (from + i) as u32 + 1,
-                color: m.color,
-                point: m.point.map(|p| p.to_gtp(size)),
-            });
-        }
         self.apply_tally(tally, &fresh);
         // clock readings stay with their move numbers; presses already made stay made
         for (i, m) in old.iter().enumerate() {
