@@ -56,7 +56,7 @@ impl Referee {
             // the complete board, or while it never settles for [`PARTIAL_PATIENCE_MS`] — the
             // longer it waits, the more moves pile up that no order can be found for.
             let grid = self.apply_fixes(obs.grid);
-            let verdict = explain_timed(&self.game, &self.pending, &grid, obs.timing(), &[]);
+            let verdict = explain_timed(&self.game, &self.pending, &grid, obs.timing(), &[], &[]);
             if matches!(
                 verdict,
                 Verdict::Unchanged(_) | Verdict::Moves { .. } | Verdict::Ambiguous(_)
@@ -97,7 +97,8 @@ impl Referee {
             }
             AsFound::AfterOutage(why) => {
                 let grid = self.apply_fixes(obs.grid);
-                let verdict = explain_timed(&self.game, &self.pending, &grid, obs.timing(), &[]);
+                let verdict =
+                    explain_timed(&self.game, &self.pending, &grid, obs.timing(), &[], &[]);
                 if matches!(
                     verdict,
                     Verdict::Unchanged(_) | Verdict::Moves { .. } | Verdict::Ambiguous(_)

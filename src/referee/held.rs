@@ -55,6 +55,7 @@ impl Referee {
                 obs.grid,
                 obs.timing(),
                 obs.touched,
+                &self.relaid_on(&game, obs.grid),
             );
             let lines: Vec<(Vec<Step>, Vec<Pending>)> = match verdict {
                 Verdict::Unchanged(tally) => vec![(Vec::new(), tally.still_pending)],

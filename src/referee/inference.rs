@@ -186,7 +186,7 @@ pub enum Verdict {
 /// Explains `grid` from the record position in `game`, with `pending` captured stones that may
 /// still lie on the board, without times (every order of the new stones is possible).
 pub fn explain(game: &Game, pending: &[Pending], grid: &StoneGrid) -> Verdict {
-    explain_timed(game, pending, grid, None, &[])
+    explain_timed(game, pending, grid, None, &[], &[])
 }
 
 /// Explains `grid` from the record position in `game`, with `pending` captured stones that may
@@ -195,12 +195,52 @@ pub fn explain(game: &Game, pending: &[Pending], grid: &StoneGrid) -> Verdict {
 /// board time, ms, each point was disturbed
 /// ([`crate::sensing::Stabiliser::touched`]): a captured stone still on a point disturbed since
 /// may be a new stone put there.
+///
+/// `relaid`: stones of the record's position that a board showed lifted and that lie on their
+/// points again ([`relaid`]): each is tried first as a new stone there, its old one captured
+/// by a move of the line (a ko retaken, a point filled again after its capture, the capture
+/// seen before the stone that made it); when that explains nothing, the board is explained
+/// without them.
 pub fn explain_timed(
     game: &Game,
     pending: &[Pending],
     grid: &StoneGrid,
     times: Option<&[PointTimes]>,
     touched: &[u64],
+    relaid: &[Pending],
+) -> Verdict {
+    if !relaid.is_empty() {
+        let verdict = explain_with(game, pending, grid, times, touched, relaid);
+        if matches!(verdict, Verdict::Moves { .. } | Verdict::Ambiguous(_)) {
+            return verdict;
+        }
+    }
+    explain_with(game, pending, grid, times, touched, &[])
+}
+
+/// The stones of `lifted` (stones of `game`'s position a board showed gone, as (point,
+/// colour)) that `grid` shows on their points again and that `game`'s position still has: new
+/// stones there if anything explains them so ([`explain_timed`]).
+pub fn relaid(
+    game: &Game,
+    grid: &StoneGrid,
+    lifted: impl IntoIterator<Item = Pending>,
+) -> Vec<Pending> {
+    let board = game.board();
+    lifted
+        .into_iter()
+        .filter(|&(p, c)| board.get(p) == Some(c) && grid.get(p) == Some(c))
+        .collect()
+}
+
+/// [`explain_timed`] with the stones of `relaid` taken as new.
+fn explain_with(
+    game: &Game,
+    pending: &[Pending],
+    grid: &StoneGrid,
+    times: Option<&[PointTimes]>,
+    touched: &[u64],
+    relaid: &[Pending],
 ) -> Verdict {
     let board = game.board();
     if grid.size() != board.size() {
@@ -209,6 +249,7 @@ pub fn explain_timed(
     let times = times.filter(|t| t.len() == usize::from(board.size()).pow(2));
     let unexplained = || Verdict::Unexplained(BoardDiff::between(board, grid));
     let mut added = new_stones(board, pending, grid);
+    added.extend_from_slice(relaid);
     likely_order(&mut added, times, board.size());
     if added.is_empty() {
         if let Some(t) = tally(board, pending, &[], grid) {
@@ -310,7 +351,8 @@ pub fn explain_timed(
 /// nobody saw on `hidden_spots` (each captured again within the line). At most a few lines are
 /// returned; none when there are more new stones than [`MAX_TIMED_NEW_STONES`] or the search
 /// runs out of its budget. For looking back over the record's last moves
-/// ([`super::Referee`]'s revision before a violation).
+/// ([`super::Referee`]'s revision before a violation). `relaid`: stones taken as new too, as
+/// [`explain_timed`] tries them.
 pub fn explain_lines(
     game: &Game,
     pending: &[Pending],
@@ -318,6 +360,7 @@ pub fn explain_lines(
     times: Option<&[PointTimes]>,
     hidden_spots: &[Point],
     hidden: usize,
+    relaid: &[Pending],
 ) -> Vec<(Vec<Step>, CaptureTally)> {
     let board = game.board();
     if grid.size() != board.size() {
@@ -325,6 +368,7 @@ pub fn explain_lines(
     }
     let times = times.filter(|t| t.len() == usize::from(board.size()).pow(2));
     let mut added = new_stones(board, pending, grid);
+    added.extend_from_slice(relaid);
     likely_order(&mut added, times, board.size());
     if added.len() > MAX_TIMED_NEW_STONES {
         return Vec::new();

@@ -43,6 +43,9 @@ impl Referee {
         }
         // a hand over the board now may hide a stone: nothing judged on this board is proven
         self.judging_partial = obs.hands;
+        if phase == Phase::Play {
+            self.note_lifts(obs.grid);
+        }
         // moves made while the board was away with its history lost: their presses were lost
         // with it, so none is owed (a press to come is the next move's)
         let away_from = matches!(self.as_found, Some(AsFound::AfterOutage(_)))
@@ -56,6 +59,30 @@ impl Referee {
                 side.retain(|u| u.number <= from);
             }
         }
+    }
+
+    /// Keeps [`Referee::lifted_seen`] up to date with `grid`: notes the record's stones it shows
+    /// gone, forgets those the record no longer has or whose point a move took since.
+    fn note_lifts(&mut self, grid: &StoneGrid) {
+        let board = self.game.board();
+        let moves = &self.record.moves;
+        let len = moves.len();
+        self.lifted_seen.retain(|&(p, c, from)| {
+            board.get(p) == Some(c) && !moves[from.min(len)..].iter().any(|m| m.point == Some(p))
+        });
+        for (p, sensed) in grid.iter() {
+            if sensed.is_none() && !self.lifted_seen.iter().any(|&(q, ..)| q == p) {
+                if let Some(c) = board.get(p) {
+                    self.lifted_seen.push((p, c, len));
+                }
+            }
+        }
+    }
+
+    /// The stones of [`Referee::lifted_seen`] back on their points on `grid`, that `game`'s
+    /// position still has ([`relaid`]).
+    pub(super) fn relaid_on(&self, game: &Game, grid: &StoneGrid) -> Vec<Pending> {
+        relaid(game, grid, self.lifted_seen.iter().map(|&(p, c, _)| (p, c)))
     }
 
     /// [`Referee::on_board`] once the board as found was looked at.
@@ -114,6 +141,7 @@ impl Referee {
             obs.grid,
             obs.timing(),
             obs.touched,
+            &self.relaid_on(&self.game, obs.grid),
         );
         match verdict {
             Verdict::Unchanged(_) | Verdict::Moves { .. } | Verdict::Ambiguous(_) => {
@@ -142,6 +170,7 @@ impl Referee {
             obs.grid,
             obs.timing(),
             obs.touched,
+            &self.relaid_on(&self.game, obs.grid),
         );
         if self.apply_verdict(verdict, obs) {
             self.anomalies.clear();

@@ -56,8 +56,8 @@ use crate::rules::{
 use crate::sensing::{PointTimes, StoneGrid};
 pub use command::{Adjudication, CommandError, Ruling, SealedMove};
 pub use inference::{
-    explain, explain_lines, explain_timed, some_line, BoardDiff, Candidate, CaptureTally, Pending,
-    Step, Verdict,
+    explain, explain_lines, explain_timed, relaid, some_line, BoardDiff, Candidate, CaptureTally,
+    Pending, Step, Verdict,
 };
 pub use profile::{Penalty, Policy, Profile, Sanction};
 pub use provisional::{rank, Provisional};
@@ -438,6 +438,13 @@ pub struct Referee {
     /// hand over it, lifting it — perhaps to put a new stone of the same colour there.
     #[serde(default)]
     first_touched: Vec<(Point, u64)>,
+    /// Stones of the record a board showed lifted while the record still had them (their
+    /// capture not yet explained: the stone that made it still under a hand), as (point,
+    /// colour, the record's length then); kept while the record has the stone there and no
+    /// move on its point since. Back on its point, such a stone is first taken as a new one (a
+    /// ko retaken, a point filled again: [`explain_timed`]). At most one per point.
+    #[serde(default)]
+    lifted_seen: Vec<(Point, Color, usize)>,
     /// Captured stones still on the board when the opponent moved: the captor has a moment to
     /// lift them (R18.2, [`LIFT_PATIENCE_MS`]).
     #[serde(default)]
@@ -566,6 +573,7 @@ impl Referee {
             scoring_since_ms: 0,
             sealed: None,
             partial_since: None,
+            lifted_seen: Vec::new(),
             overdue: None,
             captured_at: Vec::new(),
             first_touched: Vec::new(),

@@ -61,7 +61,7 @@ impl Referee {
         if tail.len() != k {
             return false;
         }
-        let lines = explain_lines(&base, &pending, obs.grid, obs.timing(), &[], 0);
+        let lines = explain_lines(&base, &pending, obs.grid, obs.timing(), &[], 0, &[]);
         // a search that stopped at its most lines may have stopped before the record's order
         let every_line = lines.len() < ENOUGH_LINES;
         let mut candidates: Vec<Candidate> = lines

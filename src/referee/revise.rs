@@ -94,8 +94,27 @@ impl Referee {
             };
             spots.sort_by_key(distance);
             spots.truncate(MAX_HIDDEN_SPOTS);
-            for hidden in 0..=usize::from(!spots.is_empty()) {
-                let lines = explain_lines(&base, &pending, obs.grid, obs.timing(), &spots, hidden);
+            // stones seen lifted and back on their points: new stones first (a ko retaken)
+            let relaid = self.relaid_on(&base, obs.grid);
+            let withs: Vec<&[Pending]> = if relaid.is_empty() {
+                vec![&[]]
+            } else {
+                vec![&relaid, &[]]
+            };
+            let most_hidden = usize::from(!spots.is_empty());
+            let tries = withs
+                .into_iter()
+                .flat_map(|r| (0..=most_hidden).map(move |h| (r, h)));
+            for (with, hidden) in tries {
+                let lines = explain_lines(
+                    &base,
+                    &pending,
+                    obs.grid,
+                    obs.timing(),
+                    &spots,
+                    hidden,
+                    with,
+                );
                 let candidates: Vec<Candidate> = lines
                     .into_iter()
                     .filter(|(steps, _)| steps.len() >= k)

@@ -31,6 +31,11 @@
 //! [`StabiliserConfig::stuck_ms`]: a dead sensor or an object resting on the board, which keep
 //! their settled reading and hold nothing back): then every change is final and the board is
 //! complete ([`Settled::complete`]).
+//!
+//! One change is never lost to a later one: a stone lifted (a capture) whose point settles on
+//! a stone again before the lift was handed on (a ko retaken under a hand elsewhere, a point
+//! filled again) hands on every change held back first, final or not — the board that showed
+//! the point empty — and the new stone at the next scan (issue 35).
 
 use super::grid::StoneGrid;
 use crate::rules::{Color, Point};
@@ -300,6 +305,7 @@ impl Stabiliser {
         let mut changed = false;
         let mut blocking = false;
         let mut horizon: Option<u64> = None;
+        let mut hand_on_all = false;
         self.disturbed.clear();
         for (i, &new) in cells.iter().enumerate() {
             let old = self.reading[i];
@@ -366,7 +372,16 @@ impl Stabiliser {
                     *r = (false, Some(start));
                 }
                 let left = *self.left_at[i].get_or_insert(start);
-                if new != Cell::Uncertain && t.saturating_sub(self.run_start[i]) >= settle_ms {
+                if new != Cell::Uncertain
+                    && t.saturating_sub(self.run_start[i]) >= settle_ms
+                    && self.lift_overwritten(i, new)
+                {
+                    // a stone lifted (a capture) and the point filled again before the lift
+                    // was handed on: the lift is handed on first, with every change held back
+                    // so far; the new stone settles at the next scan (module docs)
+                    hand_on_all = true;
+                } else if new != Cell::Uncertain && t.saturating_sub(self.run_start[i]) >= settle_ms
+                {
                     // The new reading held: the point's settled reading changes.
                     let seen = match self.solid.get(i).copied().flatten() {
                         Some((v, since)) if v == new.bits() => since.min(self.run_start[i]),
@@ -435,20 +450,23 @@ impl Stabiliser {
             && t.saturating_sub(self.last_change_ms) >= settle_ms;
         if complete {
             self.settled = true;
-            return self.hand_on(t, true);
+            return self.hand_on(t, true, true);
+        }
+        if hand_on_all {
+            return self.hand_on(t, false, true);
         }
         if self.delivered.is_some() {
             let any_final =
                 self.undelivered.iter().any(|&i| self.is_final(i)) && self.finals().contains(&true);
             if any_final {
-                return self.hand_on(t, false);
+                return self.hand_on(t, false, false);
             }
         } else if !self.settled_reading.contains(&Cell::Uncertain)
             && self.finals().iter().all(|&f| f)
         {
             // The first board, while hands are already over it (quick players from the
             // start): every point has been read, and nothing read is held back.
-            return self.hand_on(t, false);
+            return self.hand_on(t, false, false);
         }
         None
     }
@@ -504,9 +522,25 @@ impl Stabiliser {
         }
     }
 
-    /// Applies the final changes to the board handed on and returns it.
-    fn hand_on(&mut self, t: u64, complete: bool) -> Option<Settled<'_>> {
-        let finals = if complete {
+    /// Whether settling point `i` on `new` would overwrite a lift not yet handed on: the
+    /// board handed on has a stone there, the point settled empty since (the stone lifted: a
+    /// capture, in play) and now a stone holds on it again (a ko retaken, a point filled again
+    /// under a hand). Handing on only the last reading would lose the capture and the stone
+    /// that retook the point: both boards would show a stone there.
+    fn lift_overwritten(&self, i: usize, new: Cell) -> bool {
+        self.is_undelivered[i]
+            && self.settled_reading[i] == Cell::Empty
+            && stone(new).is_some()
+            && self
+                .delivered
+                .as_ref()
+                .is_some_and(|d| d.at_index(i).is_some())
+    }
+
+    /// Applies the final changes (`all`: every change held back, final or not) to the board
+    /// handed on and returns it; `complete`: the whole board settled.
+    fn hand_on(&mut self, t: u64, complete: bool, all: bool) -> Option<Settled<'_>> {
+        let finals = if all {
             vec![true; self.undelivered.len()]
         } else {
             self.finals()

@@ -414,3 +414,53 @@ fn a_point_stuck_uncertain_does_not_hold_back_the_first_look() {
         "stuck after 2 s: the rest was read from 0"
     );
 }
+
+#[test]
+fn a_lift_held_back_is_handed_on_before_the_point_is_filled_again() {
+    // White 50 on the board; a hand over 10 from 1000 holds back every change after it.
+    // Under it nothing shows: 50 is lifted at 1200 (a capture) and, 1 s later, White plays
+    // there again (a ko retaken). The lift is held back behind the hand at 10 — but it must not
+    // vanish into the board with 50 White again: the board showing 50 empty is handed on
+    // before the new stone settles.
+    let mut s = Stabiliser::new(9, StabiliserConfig::default());
+    for (retake_ms, lifted_shown) in [(2200, true), (1300, false)] {
+        let mut s2 = Stabiliser::new(9, StabiliserConfig::default());
+        let script = vec![
+            (0, scan(9, &[(50, W)])),
+            (1000, scan(9, &[(10, U), (50, W)])),
+            (1200, scan(9, &[(10, U)])),               // 50 lifted
+            (retake_ms, scan(9, &[(10, U), (50, W)])), // 50 filled again
+            (3000, scan(9, &[(10, B), (50, W)])),      // the hand over 10 lifts
+        ];
+        let got = play(&mut s2, &script, 3400, &[10, 50]);
+        let stones: Vec<_> = got.iter().map(|(_, _, st, _)| st.clone()).collect();
+        let empty_50 = stones.iter().any(|st| st[1].is_none());
+        // a lift that held for less than the settle time (100 ms) never settled: nothing
+        // to hand on
+        assert_eq!(empty_50, lifted_shown, "retaken at {retake_ms}: {got:?}");
+        assert_eq!(
+            stones.last(),
+            Some(&vec![Some(Color::Black), Some(Color::White)]),
+            "retaken at {retake_ms}"
+        );
+        if lifted_shown {
+            // the lift first (10 still held back), then the stone again
+            let at = got
+                .iter()
+                .position(|(_, _, st, _)| st[1].is_none())
+                .unwrap();
+            assert_eq!(got[at].2[0], None, "10 is still under the hand");
+            assert!(got[at].0 >= retake_ms + 150 && got[at].0 < 3000);
+        }
+    }
+    // a stone that shows and goes again before it was handed on is no capture: nothing forced
+    let script = vec![
+        (0, scan(9, &[])),
+        (1000, scan(9, &[(10, U)])),
+        (1200, scan(9, &[(10, U), (50, B)])), // placed
+        (1600, scan(9, &[(10, U)])),          // gone again (slid away)
+        (3000, scan(9, &[(10, B)])),
+    ];
+    let got = play(&mut s, &script, 3400, &[10, 50]);
+    assert!(got.iter().all(|(_, _, st, _)| st[1].is_none()), "{got:?}");
+}

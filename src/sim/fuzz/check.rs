@@ -218,8 +218,9 @@ fn record(game: &FuzzGame, expected: &[(Color, Option<Point>)], kept: &Kept<'_>,
                     // as the host got the scans (what a board's lost history held was not
                     // seen before the board came back)
                     let (tx, ty) = (&game.moves[x], &game.moves[y]);
-                    let gx = got.iter().position(|&m| m == expected[x]);
-                    let gy = got.iter().position(|&m| m == expected[y]);
+                    // within the run (a point played twice in a game is two moves)
+                    let gx = got[i..j].iter().position(|&m| m == expected[x]);
+                    let gy = got[i..j].iter().position(|&m| m == expected[y]);
                     let seen =
                         |t: u64| lost.iter().find(|w| w.contains(&t)).map_or(t, |w| *w.end());
                     let covered = |t: u64| {
