@@ -61,8 +61,11 @@ pub struct StabiliserConfig {
     pub settle_ms: u64,
     /// A point that has read uncertain for this long, in ms of board time, is taken as stuck (a
     /// dead sensor, a hand or an object resting on the board): it keeps its last settled value
-    /// and stops holding the rest of the board unsettled. Default 2,000 ms, far longer than a
-    /// hand placing or lifting a stone.
+    /// and stops holding the rest of the board unsettled. Default 6,000 ms: longer than a hand
+    /// resting over the board while its player thinks, or several hands in turn over one
+    /// fight (a point covered that long may hide a stone played before those seen meanwhile:
+    /// taken as stuck, it let them be handed on first — issue 35's fuzzer found a stone hidden
+    /// 3.6 s so recorded after the moves made after it); a sensor that dies costs one such wait.
     pub stuck_ms: u64,
 }
 
@@ -70,7 +73,7 @@ impl Default for StabiliserConfig {
     fn default() -> Self {
         StabiliserConfig {
             settle_ms: 150,
-            stuck_ms: 2_000,
+            stuck_ms: 6_000,
         }
     }
 }

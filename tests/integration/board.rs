@@ -247,9 +247,10 @@ fn realistic_and_harsh_noise_on_a_script_change_nothing() {
 fn a_dead_sensor_or_a_resting_hand_does_not_stop_the_game() {
     for script in [
         "size 19\nat 500 place B D4\nat 1000 glitch A1 ? 4294967295\nat 2000 place W Q16\nat 4000 place B C3\n",
-        // uncertain from the start: the board first settles once A1 counts as stuck (2 s)
-        "size 19\nat 0 glitch A1 ? 4294967295\nat 2500 place B D4\nat 4000 place W Q16\nat 6000 place B C3\n",
-        "size 19\nat 0 hand K10 2 86400000\nat 2500 place B D4\nat 4000 place W Q16\nat 6000 place B C3\n",
+        // uncertain from the start: the board first settles once A1 counts as stuck (6 s,
+        // StabiliserConfig::stuck_ms)
+        "size 19\nat 0 glitch A1 ? 4294967295\nat 6500 place B D4\nat 8000 place W Q16\nat 10000 place B C3\n",
+        "size 19\nat 0 hand K10 2 86400000\nat 6500 place B D4\nat 8000 place W Q16\nat 10000 place B C3\n",
     ] {
         let (events, _) = rt().block_on(play_script(script, NoiseModel::Clean, 1));
         let moves: Vec<_> = of_kind(&events, "move")

@@ -384,7 +384,7 @@ fn a_real_multiple_ko_cycle_raises_superko_cycle() {
 #[test]
 fn a_stone_put_down_under_a_resting_forearm_and_the_clock_pressed_is_a_move() {
     // White's forearm rests over the lower right for 8 s (those sensors read uncertain and are
-    // taken as stuck after 2 s); Black plays G3 under it and presses the clock before the arm
+    // taken as stuck after 6 s); Black plays G3 under it and presses the clock before the arm
     // lifts. The press waits for the arm: one move, no R17.4 clock_before_stone.
     let script = "size 9\n\
         at 0 place B E5\n at 300 clock B\n at 1000 place W C3\n at 1300 clock W\n\

@@ -97,9 +97,10 @@ fn a_dead_sensor_keeps_its_value_and_does_not_block_the_board() {
     let dead = scan(9, &[(3, U)]);
     let dead_and_new = scan(9, &[(3, U), (10, W)]);
     assert!(feed(&mut s, &dead, 200, 40).is_empty());
-    let got = feed(&mut s, &dead_and_new, 1000, 100);
-    // settles once point 3 has been uncertain for 2 s (at 2200 ms), keeping its stone
-    assert_eq!(got, vec![(2200, true, 1)]);
+    let stuck_ms = StabiliserConfig::default().stuck_ms;
+    let got = feed(&mut s, &dead_and_new, 1000, stuck_ms / 20 + 50);
+    // settles once point 3 has been uncertain for stuck_ms (from 200 ms), keeping its stone
+    assert_eq!(got, vec![(200 + stuck_ms, true, 1)]);
     assert_eq!(s.stable().unwrap().at_index(10), Some(Color::White));
     assert_eq!(s.stable().unwrap().at_index(3), Some(Color::Black));
     assert_eq!(s.stuck_points(), vec![Point::from_index(3, 9)]);
@@ -348,7 +349,7 @@ fn the_horizon_is_the_earliest_disturbance_still_going_on() {
     assert_eq!(s.horizon_ms(), Some(300));
     // a stuck point holds nothing back
     let mut t = 340;
-    while t < 2400 {
+    while t < 400 + StabiliserConfig::default().stuck_ms {
         s.push(&scan(9, &[(5, U), (6, B)]), t);
         t += 20;
     }
@@ -405,13 +406,14 @@ fn the_first_look_is_when_every_point_was_first_read_solidly_and_survives_a_rest
 fn a_point_stuck_uncertain_does_not_hold_back_the_first_look() {
     let mut s = Stabiliser::new(9, StabiliserConfig::default());
     let dead = scan(9, &[(3, U)]);
-    feed(&mut s, &dead, 0, 100);
-    assert_eq!(s.first_look_ms(), None, "not stuck before 2 s");
-    feed(&mut s, &dead, 2000, 1);
+    let stuck_ms = StabiliserConfig::default().stuck_ms;
+    feed(&mut s, &dead, 0, stuck_ms / 20);
+    assert_eq!(s.first_look_ms(), None, "not stuck before stuck_ms");
+    feed(&mut s, &dead, stuck_ms, 1);
     assert_eq!(
         s.first_look_ms(),
         Some(0),
-        "stuck after 2 s: the rest was read from 0"
+        "stuck after stuck_ms: the rest was read from 0"
     );
 }
 
