@@ -468,8 +468,12 @@ fn the_live_page_follows_a_real_game_coordinates_history_first_paint_in_chromium
             serde_json::json!({ "value": true }),
         )
         .await;
+        let from = b.events.len();
         b.call("Page.navigate", serde_json::json!({ "url": rig.url("/") }))
             .await;
+        // The whole document parsed: a document still arriving serialises with its closing
+        // tags too, and only part of the moves.
+        b.wait_event("Page.loadEventFired", from).await;
         let started = std::time::Instant::now();
         let dom = loop {
             let doc = b.call("DOM.getDocument", serde_json::json!({})).await;

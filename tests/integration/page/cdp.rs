@@ -147,6 +147,32 @@ impl Browser {
         }
     }
 
+    /// Waits for the protocol event `method` received after the first `from` events (the
+    /// length of [`Browser::events`] before the action that causes it), and returns its
+    /// params; panics after [`DEADLINE`].
+    pub async fn wait_event(&mut self, method: &str, from: usize) -> Value {
+        let until = Instant::now() + DEADLINE;
+        loop {
+            if let Some(e) = self.events[from.min(self.events.len())..]
+                .iter()
+                .find(|e| e["method"] == method)
+            {
+                return e["params"].clone();
+            }
+            let left = until.saturating_duration_since(Instant::now());
+            let msg = tokio::time::timeout(left, self.ws.next())
+                .await
+                .unwrap_or_else(|_| panic!("no {method} within {DEADLINE:?}"))
+                .expect("the DevTools socket closed")
+                .unwrap();
+            let Message::Text(text) = msg else { continue };
+            let v: Value = serde_json::from_str(text.as_str()).unwrap();
+            if v.get("method").is_some() {
+                self.events.push(v);
+            }
+        }
+    }
+
     /// Opens `url` and waits until its `load` event.
     pub async fn open(&mut self, url: &str) {
         self.call("Page.navigate", json!({ "url": url })).await;
