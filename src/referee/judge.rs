@@ -79,6 +79,20 @@ impl Referee {
         }
     }
 
+    /// Forgets every stone of [`Referee::lifted_seen`] once a whole board with no hand over it
+    /// shows exactly the record's position: nothing on it is left to explain, so each such
+    /// stone was only moved and put back (a hand brushed it), and no later board need be tried
+    /// with it taken as new.
+    fn forget_lifts_explained(&mut self, obs: Observation<'_>) {
+        if self.lifted_seen.is_empty() || obs.hands || !obs.complete {
+            return;
+        }
+        let board = self.game.board();
+        if obs.grid.iter().all(|(p, sensed)| board.get(p) == sensed) {
+            self.lifted_seen.clear();
+        }
+    }
+
     /// The stones of [`Referee::lifted_seen`] back on their points on `grid`, that `game`'s
     /// position still has ([`relaid`]).
     pub(super) fn relaid_on(&self, game: &Game, grid: &StoneGrid) -> Vec<Pending> {
@@ -119,6 +133,7 @@ impl Referee {
         if !(self.handicap_left > 0 && self.place_handicap(fobs.grid)) {
             self.judge(fobs);
         }
+        self.forget_lifts_explained(fobs);
         self.check_overdue_captures(fobs);
         self.settle_fixes(obs.grid);
         self.refresh_guidance(obs.grid);
@@ -257,7 +272,12 @@ impl Referee {
                     let (out_of_turn, lines): (Vec<Candidate>, Vec<Candidate>) =
                         candidates.iter().cloned().partition(|c| c.out_of_turn);
                     if !lines.is_empty() {
+                        let before = self.record.moves.len();
                         self.record_provisional(lines, obs);
+                        // a stone recorded before them that one of them is not certainly
+                        // after widens their order back over it (reorder)
+                        let recorded = self.record.moves.len().saturating_sub(before);
+                        self.reorder_after(recorded, obs);
                         if let Some(step) = out_of_turn.first().and_then(|c| c.steps.first()) {
                             let detail = format!(
                                 "{} {} may have been played out of turn, or after a stone nobody saw (recorded so, provisionally)",
@@ -391,8 +411,12 @@ impl Referee {
                 lifted: Vec::new(),
             },
         };
+        let before = self.record.moves.len();
         self.record_steps(&c.steps, obs);
         self.apply_tally(tally, &fresh);
+        // the moves before them looked at again, as for any moves recorded
+        let recorded = self.record.moves.len().saturating_sub(before);
+        self.reorder_after(recorded, obs);
         true
     }
 
