@@ -27,6 +27,10 @@ use super::inference::ENOUGH_LINES;
 use super::revise::REVISE_MOVES;
 use super::*;
 
+/// Most of the record's last moves looked at again at once: [`REVISE_MOVES`], widened back to
+/// the start of a provisional order among them up to this many.
+pub const LOOK_BACK_MOST: usize = 2 * REVISE_MOVES;
+
 /// Whether playing `steps` from `base` repeats a whole-board position (an order with a cycle
 /// is no order to record without the referee).
 fn repeats_a_position(base: &Game, steps: &[Step]) -> bool {
@@ -181,9 +185,10 @@ impl Referee {
     }
 
     /// How many of the record's last moves to look at again after `fresh` were recorded:
-    /// back to the oldest move, within [`REVISE_MOVES`] and after any pass or provisional
-    /// order that starts before it, that a fresh stone is not certainly after. `None`: every
-    /// fresh stone is certainly after the moves before it.
+    /// back to the oldest move, within [`REVISE_MOVES`] and after any pass, that a fresh stone
+    /// is not certainly after — and back to the start of a provisional order that move is in
+    /// (an order is never split), within [`LOOK_BACK_MOST`]; a longer one bounds the look-back
+    /// instead. `None`: every fresh stone is certainly after the moves before it.
     fn unordered_tail(&self, fresh: usize, obs: Observation<'_>) -> Option<usize> {
         let len = self.record.moves.len();
         let moves = &self.record.moves;
@@ -192,13 +197,21 @@ impl Referee {
             .filter_map(|m| m.point)
             .map(|p| obs.times_of(p))
             .collect();
-        // a provisional order that starts earlier bounds the look-back (it is not split)
+        // a provisional order across the window's start is looked at whole when it is not too
+        // long, else it bounds the look-back
         let window = len.saturating_sub(REVISE_MOVES);
+        let reach = len.saturating_sub(LOOK_BACK_MOST);
         let floor = self
             .provisional
             .iter()
             .filter(|p| p.from < window && p.from + p.len() > window)
-            .map(|p| p.from + p.len())
+            .map(|p| {
+                if p.from >= reach {
+                    p.from
+                } else {
+                    p.from + p.len()
+                }
+            })
             .max()
             .unwrap_or(window);
         let mut oldest = None;
@@ -211,6 +224,15 @@ impl Referee {
                 oldest = Some(i);
             }
         }
+        // back to the start of the provisional order the oldest move is in
+        let oldest = oldest.map(|i| {
+            self.provisional
+                .iter()
+                .filter(|p| p.from < i && p.from + p.len() > i && p.from >= floor)
+                .map(|p| p.from)
+                .min()
+                .unwrap_or(i)
+        });
         oldest.map(|i| len - i)
     }
 }

@@ -936,3 +936,51 @@ fn a_stone_recorded_before_an_ambiguous_board_is_in_question_when_a_hand_hid_the
         "C7 first is one of the orders: {open:?}"
     );
 }
+
+#[test]
+fn a_provisional_order_reaching_back_past_the_look_back_is_widened_whole() {
+    // One hand lingers over Black's corner from the start: every stone comes clear in an order
+    // that proves nothing, so the provisional order grows back to move 3 (six moves). Then a
+    // black stone that was under the hand all along comes clear with a white reply: it may
+    // have been any of Black's moves since, so the order takes in the whole run again rather
+    // than leaving the new moves exact after it (REVISE_MOVES alone would split the run).
+    let mut b = Board::even(9);
+    b.play(&["E5", "C3"]);
+    b.take_events();
+    let hand = b.t + 200;
+    b.hands = true;
+    b.t += 500;
+    b.set_since("D7", Some(B), hand);
+    b.settle();
+    b.t += 500;
+    for (c, s) in [(B, "C7"), (W, "C8"), (W, "G3")] {
+        b.set_since(s, Some(c), hand);
+    }
+    b.settle();
+    b.t += 500;
+    for (c, s) in [(B, "F7"), (W, "F3")] {
+        b.set_since(s, Some(c), hand);
+    }
+    b.settle();
+    assert_eq!(b.moves().len(), 8, "{:?}", b.moves());
+    assert_eq!(b.r.provisional().len(), 1, "{:?}", b.r.provisional());
+    assert_eq!(b.r.provisional()[0].numbers(), 3..=8);
+    b.hands = false;
+    b.t += 500;
+    for (c, s) in [(B, "B8"), (W, "H8")] {
+        b.set_since(s, Some(c), hand);
+    }
+    b.settle();
+    let ev = b.take_events();
+    assert!(violations(&ev).is_empty(), "{ev:?}");
+    assert_eq!(b.moves().len(), 10, "{:?}", b.moves());
+    let open = b.r.provisional();
+    assert_eq!(open.len(), 1, "{open:?}");
+    assert_eq!(open[0].numbers(), 3..=10);
+    // B8 earlier than move 9 is one of the orders
+    let b8 = b.p("B8");
+    assert!(open[0]
+        .orders
+        .iter()
+        .any(|o| o.iter().position(|s| s.point == b8) < Some(6)));
+}
