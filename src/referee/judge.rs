@@ -461,6 +461,7 @@ impl Referee {
             self.record
                 .moves
                 .push(RecordedMove::new(step.color, Some(step.point)));
+            self.note_placed(step.point, when);
             if self.phase == Phase::Scoring {
                 self.phase = Phase::Play; // R21.4: play resumes
                 self.resume_phase = Phase::Play;

@@ -445,6 +445,12 @@ pub struct Referee {
     /// ko retaken, a point filled again: [`explain_timed`]). At most one per point.
     #[serde(default)]
     lifted_seen: Vec<(Point, Color, usize)>,
+    /// When the stones of the record's last moves were placed, as the board dated them when
+    /// each was recorded (point, [`PointTimes`]), newest last, at most [`PLACED_KEPT`]: a stone
+    /// captured and lifted since has its point dated by the lift, which says nothing of when
+    /// it was placed ([`Referee::placement_times`]).
+    #[serde(default)]
+    placed_times: VecDeque<(Point, PointTimes)>,
     /// Captured stones still on the board when the opponent moved: the captor has a moment to
     /// lift them (R18.2, [`LIFT_PATIENCE_MS`]).
     #[serde(default)]
@@ -574,6 +580,7 @@ impl Referee {
             sealed: None,
             partial_since: None,
             lifted_seen: Vec::new(),
+            placed_times: Default::default(),
             overdue: None,
             captured_at: Vec::new(),
             first_touched: Vec::new(),

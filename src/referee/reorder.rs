@@ -31,6 +31,9 @@ use super::*;
 /// the start of a provisional order among them up to this many.
 pub const LOOK_BACK_MOST: usize = 2 * REVISE_MOVES;
 
+/// Most placements kept for the look-back ([`Referee::placement_times`]).
+pub const PLACED_KEPT: usize = 2 * LOOK_BACK_MOST;
+
 /// Whether playing `steps` from `base` repeats a whole-board position (an order with a cycle
 /// is no order to record without the referee).
 fn repeats_a_position(base: &Game, steps: &[Step]) -> bool {
@@ -51,6 +54,12 @@ impl Referee {
         {
             return false;
         }
+        // the look-back dates each stone by its placement, not by a capture's lift since
+        let placed = self.placement_times(obs);
+        let obs = Observation {
+            times: placed.as_deref().unwrap_or(obs.times),
+            ..obs
+        };
         let Some(k) = self.unordered_tail(fresh, obs) else {
             return false;
         };
@@ -182,6 +191,44 @@ impl Referee {
             }
             _ => {}
         }
+    }
+
+    /// Notes when the stone at `point` recorded now was placed (its times on the board that
+    /// recorded it).
+    pub(super) fn note_placed(&mut self, point: Point, times: PointTimes) {
+        self.placed_times.push_back((point, times));
+        while self.placed_times.len() > PLACED_KEPT {
+            self.placed_times.pop_front();
+        }
+    }
+
+    /// `obs`'s times with the points of the record's last moves whose stone the record still
+    /// has but the board no longer shows, or whose point changed after the stone was recorded
+    /// (lifted — by a capture whose captor is still to come — perhaps put back), dated by the
+    /// placement noted when the move was recorded. A stone the record has captured keeps its
+    /// point's times: they date the capture, which orders its captor. `None` when no point
+    /// needs it (or the times are not one per point).
+    pub(super) fn placement_times(&self, obs: Observation<'_>) -> Option<Vec<PointTimes>> {
+        obs.timing()?;
+        let size = obs.grid.size();
+        let len = self.record.moves.len();
+        let board = self.game.board();
+        let mut times: Option<Vec<PointTimes>> = None;
+        for m in &self.record.moves[len.saturating_sub(LOOK_BACK_MOST)..] {
+            let Some(p) = m.point else { continue };
+            if board.get(p) != Some(m.color) {
+                continue;
+            }
+            let Some(&(_, at)) = self.placed_times.iter().rev().find(|(q, _)| *q == p) else {
+                continue;
+            };
+            let now = obs.times_of(p);
+            if now == at || (obs.grid.get(p) == Some(m.color) && now.left_ms <= at.seen_ms) {
+                continue;
+            }
+            times.get_or_insert_with(|| obs.times.to_vec())[p.index(size)] = at;
+        }
+        times
     }
 
     /// How many of the record's last moves to look at again after `fresh` were recorded:

@@ -262,6 +262,23 @@ fn kinds_of_failure_the_matrix_found_stay_fixed() {
             "yenw-computer-go-dataset/AlphaGo Zero/Extended Data Figure 6 - AlphaGo Zero 40 block vs AlphaGo Master/Game_006.sgf",
             2,
         ),
+        // a stone seen first because a hand lingered over an earlier one, before an ambiguous
+        // board (the look-back after moves recorded provisionally)
+        ("yenw-computer-go-dataset/master/56-2017.01.04-Cho_Han-seung-Master.sgf", 2),
+        // the same, past a provisional order across the look-back's start
+        (
+            "yenw-computer-go-dataset/fuheyuqi/2017.11.20 tlearn vs fuheyuqi (45240569).SGF",
+            2,
+        ),
+        // a stone captured and lifted since it was recorded, dated by its lift in the
+        // look-back: a correction the board never proved
+        (
+            "yenw-computer-go-dataset/The 11th Computer Go UEC Cup/day1/3-Kifuwarabe-BaduGI.sgf",
+            2,
+        ),
+        // ... while a stone the record has captured keeps its lift's times, which order its
+        // captor
+        ("classical-chinese-yywolf1983/兼山堂/jst46.sgf", 2),
     ];
     for (file, seed) in cases {
         let bytes = std::fs::read(games.join(file)).expect("a game of the corpus");

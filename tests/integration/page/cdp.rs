@@ -127,23 +127,32 @@ impl Browser {
         self.ws.send(Message::Text(msg.into())).await.unwrap();
         let until = Instant::now() + DEADLINE;
         loop {
-            let left = until.saturating_duration_since(Instant::now());
-            let msg = tokio::time::timeout(left, self.ws.next())
-                .await
-                .unwrap_or_else(|_| panic!("{method}: no answer within {DEADLINE:?}"))
-                .expect("the DevTools socket closed")
-                .unwrap();
-            let Message::Text(text) = msg else { continue };
-            let v: Value = serde_json::from_str(text.as_str()).unwrap();
+            let v = self.next_message(until, method).await;
             if v["id"] == id {
                 return match v.get("error") {
                     Some(error) => Err(error.clone()),
                     None => Ok(v["result"].clone()),
                 };
             }
+        }
+    }
+
+    /// The next message from the browser (a protocol event is kept in [`Browser::events`]
+    /// too); panics, naming `what` was awaited, when none comes by `until`.
+    async fn next_message(&mut self, until: Instant, what: &str) -> Value {
+        loop {
+            let left = until.saturating_duration_since(Instant::now());
+            let msg = tokio::time::timeout(left, self.ws.next())
+                .await
+                .unwrap_or_else(|_| panic!("{what}: nothing within {DEADLINE:?}"))
+                .expect("the DevTools socket closed")
+                .unwrap();
+            let Message::Text(text) = msg else { continue };
+            let v: Value = serde_json::from_str(text.as_str()).unwrap();
             if v.get("method").is_some() {
-                self.events.push(v);
+                self.events.push(v.clone());
             }
+            return v;
         }
     }
 
@@ -159,17 +168,7 @@ impl Browser {
             {
                 return e["params"].clone();
             }
-            let left = until.saturating_duration_since(Instant::now());
-            let msg = tokio::time::timeout(left, self.ws.next())
-                .await
-                .unwrap_or_else(|_| panic!("no {method} within {DEADLINE:?}"))
-                .expect("the DevTools socket closed")
-                .unwrap();
-            let Message::Text(text) = msg else { continue };
-            let v: Value = serde_json::from_str(text.as_str()).unwrap();
-            if v.get("method").is_some() {
-                self.events.push(v);
-            }
+            self.next_message(until, method).await;
         }
     }
 
