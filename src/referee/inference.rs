@@ -275,25 +275,8 @@ fn explain_with(
         if search.exhausted && added.len() > MAX_NEW_STONES {
             return unexplained(); // too many orders to try: no guess
         }
-        match search.found.len() {
-            1 => {
-                let (steps, tally) = search.found.pop().unwrap_or_default();
-                return Verdict::Moves { steps, tally };
-            }
-            n if n > 1 => {
-                return Verdict::Ambiguous(
-                    search
-                        .found
-                        .into_iter()
-                        .map(|(steps, tally)| Candidate {
-                            steps,
-                            out_of_turn: false,
-                            still_pending: tally.still_pending,
-                        })
-                        .collect(),
-                )
-            }
-            _ => {}
+        if let Some(verdict) = lines_found(search.found) {
+            return verdict;
         }
     }
     // A captured stone still on the board may also stand for a new stone on the same point
@@ -301,7 +284,7 @@ fn explain_with(
     // disturbed since its stone first went down (`touched`) had its new stone by the end of
     // that disturbance: that is its time; a point never disturbed since gives no order.
     let mut replayed = Vec::new();
-    if added.len() < MAX_NEW_STONES {
+    if added.len() < limit {
         for &(p, c) in pending.iter().filter(|&&(p, c)| grid.get(p) == Some(c)) {
             let mut with = added.clone();
             with.push((p, c));
@@ -332,9 +315,10 @@ fn explain_with(
             }
         }
     }
-    if replayed.len() == 1 {
-        let (steps, tally) = replayed.pop().unwrap_or_default();
-        return Verdict::Moves { steps, tally };
+    // several orders of the same stones (or several points replayed) are an ambiguity as any
+    // other: recorded, the likeliest provisionally
+    if let Some(verdict) = lines_found(replayed) {
+        return verdict;
     }
     if let [(point, color)] = added[..] {
         if color != game.to_move() {
@@ -343,6 +327,27 @@ fn explain_with(
         return single_illegal(game, pending, grid, point, color).unwrap_or_else(unexplained);
     }
     unexplained()
+}
+
+/// The verdict of the lines a search found: none, one (moves), or several (ambiguous).
+fn lines_found(mut found: Vec<(Vec<Step>, CaptureTally)>) -> Option<Verdict> {
+    match found.len() {
+        0 => None,
+        1 => {
+            let (steps, tally) = found.pop().unwrap_or_default();
+            Some(Verdict::Moves { steps, tally })
+        }
+        _ => Some(Verdict::Ambiguous(
+            found
+                .into_iter()
+                .map(|(steps, tally)| Candidate {
+                    steps,
+                    out_of_turn: false,
+                    still_pending: tally.still_pending,
+                })
+                .collect(),
+        )),
+    }
 }
 
 /// Every line of alternating legal moves from `game` that ends on `grid`: the stones new on
@@ -977,6 +982,41 @@ mod tests {
         );
         if let Verdict::Moves { steps, .. } = v {
             assert_eq!(steps[0].captured, vec![p("C3")]);
+        }
+    }
+
+    /// Issue 35 (the physical fuzzer, 7-Kifuwarabe-EsArgo seed 2): a captured stone lifted and
+    /// its point played again under a hand, never seen empty, among stones whose order no scan
+    /// tells: every order is a candidate (recorded provisionally), where before the board was
+    /// left unexplained and the game out of step with the record for good.
+    #[test]
+    fn a_captured_point_played_again_unseen_among_unordered_stones_is_ambiguous() {
+        // White D4 captures black C3 and D3 (their last liberty); D3 is lifted, C3 still shows
+        // black: lifted and played again. Then G3 black, H8 and H7 white, in no known order.
+        let g = game(&[
+            "C3", "B3", "D3", "C2", "G7", "D2", "G6", "E3", "G5", "C4", "G4", "D4",
+        ]);
+        assert!(g.board().get(p("C3")).is_none(), "C3 captured");
+        let pending = [(p("C3"), Color::Black)];
+        let b = grid(&g, &[("C3", B), ("G3", B), ("H8", W), ("H7", W)]);
+        let Verdict::Ambiguous(candidates) = explain(&g, &pending, &b) else {
+            panic!("not ambiguous: {:?}", explain(&g, &pending, &b));
+        };
+        assert!(candidates.len() >= 2, "{candidates:?}");
+        for c in &candidates {
+            let moves: Vec<(Color, Point)> = c.steps.iter().map(|s| (s.color, s.point)).collect();
+            assert_eq!(moves.len(), 4, "{moves:?}");
+            // alternating from Black, C3 played again among them, the capture no longer pending
+            for (k, (color, _)) in moves.iter().enumerate() {
+                let want = if k % 2 == 0 {
+                    Color::Black
+                } else {
+                    Color::White
+                };
+                assert_eq!(*color, want, "{moves:?}");
+            }
+            assert!(moves.contains(&(Color::Black, p("C3"))), "{moves:?}");
+            assert!(c.still_pending.is_empty(), "{c:?}");
         }
     }
 

@@ -244,12 +244,11 @@ impl Referee {
                 true
             }
             Verdict::Moves { steps, tally } => {
-                let before = self.record.moves.len();
-                self.record_steps(&steps, obs);
-                let fresh: Vec<Point> = steps.iter().flat_map(|s| s.captured.clone()).collect();
-                self.apply_tally(tally, &fresh);
-                let recorded = self.record.moves.len().saturating_sub(before);
-                self.reorder_after(recorded, obs);
+                self.recording_then_looking_back(obs, |r| {
+                    r.record_steps(&steps, obs);
+                    let fresh: Vec<Point> = steps.iter().flat_map(|s| s.captured.clone()).collect();
+                    r.apply_tally(tally, &fresh);
+                });
                 true
             }
             Verdict::OutOfTurn { step, tally } => {
@@ -272,12 +271,9 @@ impl Referee {
                     let (out_of_turn, lines): (Vec<Candidate>, Vec<Candidate>) =
                         candidates.iter().cloned().partition(|c| c.out_of_turn);
                     if !lines.is_empty() {
-                        let before = self.record.moves.len();
-                        self.record_provisional(lines, obs);
                         // a stone recorded before them that one of them is not certainly
                         // after widens their order back over it (reorder)
-                        let recorded = self.record.moves.len().saturating_sub(before);
-                        self.reorder_after(recorded, obs);
+                        self.recording_then_looking_back(obs, |r| r.record_provisional(lines, obs));
                         if let Some(step) = out_of_turn.first().and_then(|c| c.steps.first()) {
                             let detail = format!(
                                 "{} {} may have been played out of turn, or after a stone nobody saw (recorded so, provisionally)",
@@ -411,13 +407,26 @@ impl Referee {
                 lifted: Vec::new(),
             },
         };
+        self.recording_then_looking_back(obs, |r| {
+            r.record_steps(&c.steps, obs);
+            r.apply_tally(tally, &fresh);
+        });
+        true
+    }
+
+    /// Runs `record`, which records moves from `obs`, then looks back over the moves before
+    /// the ones it recorded (`reorder_after`), as every move recorded is looked back from: a
+    /// stone recorded earlier that the board does not show is certainly before them widens
+    /// their order back over it.
+    fn recording_then_looking_back(
+        &mut self,
+        obs: Observation<'_>,
+        record: impl FnOnce(&mut Self),
+    ) {
         let before = self.record.moves.len();
-        self.record_steps(&c.steps, obs);
-        self.apply_tally(tally, &fresh);
-        // the moves before them looked at again, as for any moves recorded
+        record(self);
         let recorded = self.record.moves.len().saturating_sub(before);
         self.reorder_after(recorded, obs);
-        true
     }
 
     /// Records moves explained from the board (nothing once the game is over, R21.3), each

@@ -64,11 +64,18 @@ impl Sensors {
     }
 }
 
+/// The random stream of the seed that a game played after a calibration draws its noise from
+/// ([`Replay::end_calibration`]); the board and the calibration draw from stream 0.
+const GAME_AFTER_CALIBRATION_STREAM: u64 = 1;
+
 /// A timeline being played on the physical board. Deterministic for a seed.
 #[derive(Debug)]
 pub struct Replay {
     physics: Sensors,
     rng: ChaCha8Rng,
+    /// The seed `rng` was drawn from: the game after a calibration draws a stream of its own
+    /// from it ([`Replay::end_calibration`]).
+    seed: u64,
     actions: Vec<TimedAction>,
     /// When the last of the actions is over (a hand lifted, a bounce still), ms of the
     /// timeline.
@@ -101,6 +108,7 @@ impl Replay {
         Replay {
             physics,
             rng,
+            seed,
             actions,
             over_ms,
             next_action: 0,
@@ -241,8 +249,12 @@ impl Replay {
     }
 
     /// The calibration is over (stored, and its host gone): the person takes every stone off
-    /// and the timeline starts from here.
+    /// and the timeline starts from here. Its noise is drawn from a stream of the seed of its
+    /// own: how many scans the calibration took depends on how quickly its host answered (real
+    /// time), and a game played from a seed is the same game whatever the machine's load.
     pub fn end_calibration(&mut self) {
+        self.rng = ChaCha8Rng::seed_from_u64(self.seed);
+        self.rng.set_stream(GAME_AFTER_CALIBRATION_STREAM);
         let points: Vec<Point> = match self.hall() {
             Some(hall) => {
                 let n = hall.size_lines();

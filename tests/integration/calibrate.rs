@@ -178,57 +178,23 @@ fn a_board_calibrated_with_a_dead_and_a_swapped_sensor_then_plays_a_game_exactly
             .args(["--http", "127.0.0.1:0"])
             .arg("--data-dir")
             .arg(dir.path().join("run"))
-            .stderr(Stdio::null()),
+            .env("SMARTGOBAN_LOG", "debug")
+            .stderr(std::fs::File::create(dir.path().join("run.log")).unwrap()),
     );
+    // what the service logged but its moves (the link, passes, violations, other events), for
+    // a failure
+    let run_log = || {
+        let log = std::fs::read_to_string(dir.path().join("run.log")).unwrap_or_default();
+        let lines: Vec<&str> = log
+            .lines()
+            .filter(|l| !(l.contains("kind=\"move\"") || l.contains("kind=move")))
+            .collect();
+        lines[lines.len().saturating_sub(150)..].join("\n")
+    };
     let _run = Kill(run);
     let record =
         smartgoban::rules::GameRecord::from_sgf_bytes(&std::fs::read(&game).unwrap()).unwrap();
     let want = refereed_line(&record);
-    let deadline = Instant::now() + Duration::from_secs(300);
-    let mut last = None;
-    let state = loop {
-        if let Some(s) = state_on(port) {
-            if s["move_number"].as_u64() == Some(want.len() as u64) {
-                break s;
-            }
-            last = Some(s);
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the game was not played out ({} moves): {last:?}",
-            want.len()
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    };
-    let sensors = &state["sensors"];
-    assert_eq!(sensors["calibrated"], true, "{sensors}");
-    let dead_points: Vec<&str> = sensors["faults"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["faults"].as_array().unwrap().iter().any(|x| x == "dead"))
-        .map(|f| f["point"].as_str().unwrap())
-        .collect();
-    assert_eq!(dead_points, [dead[0].as_str()], "{sensors}");
-    let moves: serde_json::Value = crate::support::rt().block_on(async {
-        reqwest::get(format!("http://127.0.0.1:{port}/api/v1/moves"))
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap()
-    });
-    let got: Vec<(String, Option<String>)> = moves
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| {
-            (
-                m["color"].as_str().unwrap().to_string(),
-                m["point"].as_str().map(str::to_string),
-            )
-        })
-        .collect();
     let expected: Vec<(String, Option<String>)> = want
         .iter()
         .map(|(c, p)| {
@@ -242,6 +208,68 @@ fn a_board_calibrated_with_a_dead_and_a_swapped_sensor_then_plays_a_game_exactly
             )
         })
         .collect();
-    assert_eq!(got, expected);
+    // the moves the service published, as (colour, point)
+    let published = || -> Vec<(String, Option<String>)> {
+        let moves: serde_json::Value = crate::support::rt().block_on(async {
+            reqwest::get(format!("http://127.0.0.1:{port}/api/v1/moves"))
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap()
+        });
+        moves
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                (
+                    m["color"].as_str().unwrap().to_string(),
+                    m["point"].as_str().map(str::to_string),
+                )
+            })
+            .collect()
+    };
+    // the first move where the published moves differ from the game's
+    let first_difference = |got: &[(String, Option<String>)]| {
+        (0..got.len().max(expected.len()))
+            .find(|&i| got.get(i) != expected.get(i))
+            .map(|i| format!("move {}: {:?} for {:?}", i + 1, got.get(i), expected.get(i)))
+    };
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let mut last = None;
+    let state = loop {
+        if let Some(s) = state_on(port) {
+            if s["move_number"].as_u64() == Some(want.len() as u64) {
+                break s;
+            }
+            last = Some(s);
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the game was not played out ({} moves; {:?}): {last:?}\nthe service's log:\n{}",
+            want.len(),
+            first_difference(&published()),
+            run_log()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let sensors = &state["sensors"];
+    assert_eq!(sensors["calibrated"], true, "{sensors}");
+    let dead_points: Vec<&str> = sensors["faults"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["faults"].as_array().unwrap().iter().any(|x| x == "dead"))
+        .map(|f| f["point"].as_str().unwrap())
+        .collect();
+    assert_eq!(dead_points, [dead[0].as_str()], "{sensors}");
+    let got = published();
+    assert_eq!(
+        first_difference(&got),
+        None,
+        "the service's log:\n{}",
+        run_log()
+    );
     drop(sim);
 }

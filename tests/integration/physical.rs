@@ -279,6 +279,13 @@ fn kinds_of_failure_the_matrix_found_stay_fixed() {
         // ... while a stone the record has captured keeps its lift's times, which order its
         // captor
         ("classical-chinese-yywolf1983/兼山堂/jst46.sgf", 2),
+        // a captured stone lifted and its point played again under a hand, never seen empty,
+        // among stones no scan ordered: left unexplained, the game out of step for good (166
+        // of 400 moves recorded)
+        (
+            "yenw-computer-go-dataset/The 11th Computer Go UEC Cup/day1/7-Kifuwarabe-EsArgo.sgf",
+            2,
+        ),
     ];
     for (file, seed) in cases {
         let bytes = std::fs::read(games.join(file)).expect("a game of the corpus");
