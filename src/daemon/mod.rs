@@ -619,6 +619,11 @@ impl SessionTask {
                 tracing::error!("session refused a link input: {e}");
             }
         }
+        // The referee takes nothing read from a dead sensor's neighbours as proof.
+        if let Some(report) = self.connection.sensor_health() {
+            self.session
+                .set_unsensed(crate::session::dead_points(report));
+        }
         // A history replayed after an outage ran the session's time on by the board's clock
         // (the time the service was down is on the players' clocks then): the shell's time
         // base follows, so time never goes back for the session.

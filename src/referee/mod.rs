@@ -438,6 +438,11 @@ pub struct Referee {
     /// hand over it, lifting it — perhaps to put a new stone of the same colour there.
     #[serde(default)]
     first_touched: Vec<(Point, u64)>,
+    /// Points no sensor of their own reads: a dead sensor's point, which the board reads from
+    /// its neighbours' sensors (hardware/PROTOCOL.md §5.17–§5.18) — an estimate, never proof
+    /// of a violation there ([`Referee::doubt`]). From the board's health report.
+    #[serde(default)]
+    unsensed: Vec<Point>,
     /// Stones of the record a board showed lifted while the record still had them (their
     /// capture not yet explained: the stone that made it still under a hand), as (point,
     /// colour, the record's length then); kept while the record has the stone there and no
@@ -584,6 +589,7 @@ impl Referee {
             overdue: None,
             captured_at: Vec::new(),
             first_touched: Vec::new(),
+            unsensed: Vec::new(),
             prev_board_ms: 0,
             now_ms: 0,
             last_grid: None,
@@ -715,6 +721,18 @@ impl Referee {
     /// Whether the last recorded move is committed.
     pub fn last_move_committed(&self) -> bool {
         self.last.as_ref().is_none_or(|l| l.committed)
+    }
+
+    /// The points no sensor of their own reads (a dead sensor's, read from its neighbours),
+    /// from the board's latest health report: what the board shows there is no proof of a
+    /// violation — one there is a notice (module `proof`: no penalty without proof).
+    pub fn set_unsensed(&mut self, points: Vec<Point>) {
+        self.unsensed = points;
+    }
+
+    /// The points [`Referee::set_unsensed`] last named.
+    pub fn unsensed(&self) -> &[Point] {
+        &self.unsensed
     }
 
     /// Next event, oldest first.

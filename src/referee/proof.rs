@@ -14,6 +14,9 @@
 //!   was not seen;
 //! * the board was not seen whole (hands over it elsewhere) when it was judged, or it was out
 //!   of step with the record (`desync`: the record itself is in question);
+//! * a point the violation is about has no sensor of its own that reads (a dead sensor: the
+//!   board reads the point from its neighbours' sensors, an estimate;
+//!   [`Referee::set_unsensed`]);
 //! * what the violation is about was under a hand when it mattered — a press "without a
 //!   stone" while a hand was over the board since (a stone may be under it), captured stones
 //!   a hand was over since their capture (they may have been lifted and a stone of their
@@ -48,6 +51,17 @@ impl Referee {
         }
         if self.phase == Phase::Desync {
             return Some("the board was out of step with the record".into());
+        }
+        let unsensed: Vec<String> = points
+            .iter()
+            .filter(|p| self.unsensed.contains(p))
+            .map(|&p| self.gtp(p))
+            .collect();
+        if !unsensed.is_empty() {
+            return Some(format!(
+                "the sensor under {} is dead: the board reads the point from its neighbours, an estimate",
+                unsensed.join(" ")
+            ));
         }
         let len = self.record.moves.len();
         let recent = |from: usize| len.saturating_sub(from) <= REVISE_MOVES;

@@ -29,7 +29,8 @@ pub use moves::{move_views, MoveView};
 
 use smartgoban_protocol::{Button, ButtonCounters, Scan, Side};
 pub use state::{
-    FaultCounts, Held, LinkView, ProvisionalView, SensorFaultView, SensorsView, StateView,
+    dead_points, FaultCounts, Held, LinkView, ProvisionalView, SensorFaultView, SensorsView,
+    StateView,
 };
 
 /// Session settings.
@@ -313,6 +314,15 @@ impl Session {
     /// The referee (game, phase, violations).
     pub fn referee(&self) -> &Referee {
         &self.referee
+    }
+
+    /// The points no sensor of their own reads, from the board's health report (a dead
+    /// sensor's point, read from its neighbours): the referee takes nothing seen there as
+    /// proof of a violation ([`Referee::set_unsensed`]).
+    pub fn set_unsensed(&mut self, points: Vec<crate::rules::Point>) {
+        if self.referee.unsensed() != points.as_slice() {
+            self.referee.set_unsensed(points);
+        }
     }
 
     /// The last settled physical board, if any.

@@ -214,6 +214,19 @@ pub struct FaultCounts {
     pub noisy: u32,
 }
 
+/// The points of a board's `SensorHealth` report whose sensor is dead: the board reads them
+/// from their neighbours' sensors (hardware/PROTOCOL.md §5.17–§5.18), in index order.
+pub fn dead_points(
+    report: &smartgoban_protocol::calibration::SensorHealth,
+) -> Vec<crate::rules::Point> {
+    use smartgoban_board_core::health::{Fault, Health};
+    let size = report.board_size().get();
+    (0..report.board_size().points())
+        .filter(|&i| Health(report.get(i)).faults().any(|f| f == Fault::Dead))
+        .map(|i| crate::rules::Point::from_index(i, size))
+        .collect()
+}
+
 impl SensorsView {
     /// The view of a board's `SensorHealth` report.
     pub fn from_health(report: &smartgoban_protocol::calibration::SensorHealth) -> SensorsView {
@@ -449,6 +462,19 @@ mod sensors_tests {
     use super::SensorsView;
     use smartgoban_protocol::calibration::SensorHealth;
     use smartgoban_protocol::BoardSize;
+
+    #[test]
+    fn the_dead_sensors_points_are_the_ones_the_referee_reads_as_estimates() {
+        let mut report = SensorHealth::new(BoardSize::NINE, true);
+        report.set(0, 1); // A9 dead
+        report.set(40, 1 | 8); // E5 dead and noisy
+        report.set(80, 2 | 4); // J1 swapped and weak: read by its own sensor
+        let dead: Vec<String> = super::dead_points(&report)
+            .iter()
+            .map(|p| p.to_gtp(9))
+            .collect();
+        assert_eq!(dead, ["A9", "E5"]);
+    }
 
     #[test]
     fn a_report_lists_each_faulty_sensor_with_its_advice_and_a_line_for_people() {

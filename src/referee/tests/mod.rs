@@ -536,6 +536,27 @@ fn a_second_warning_loses_the_game() {
     assert_eq!(b.r.result().unwrap().reason, "two_warnings");
 }
 
+/// Black takes the ko at F5 (White's E5 captured); its events taken.
+fn ko_taken(b: &mut Board) {
+    b.play(&["D5", "G5", "E6", "F6", "E4", "F4", "A9", "E5"]);
+    b.t += 300;
+    b.set("F5", Some(B));
+    b.set("E5", None);
+    b.settle();
+    b.take_events();
+}
+
+/// [`ko_taken`], then, after `before_retake`, White retakes the ko at once at E5 (F5
+/// lifted): a ko recapture (R18.3).
+fn ko_taken_and_retaken(b: &mut Board, before_retake: impl FnOnce(&mut Board)) {
+    ko_taken(b);
+    before_retake(b);
+    b.t += 300;
+    b.set("E5", Some(W));
+    b.set("F5", None);
+    b.settle();
+}
+
 #[test]
 fn forbidden_point_and_ko_retake_count_as_passes() {
     let mut b = Board::even(9);
@@ -551,16 +572,7 @@ fn forbidden_point_and_ko_retake_count_as_passes() {
     assert_eq!(b.r.phase(), Phase::Play);
     // ko
     let mut b = Board::even(9);
-    b.play(&["D5", "G5", "E6", "F6", "E4", "F4", "A9", "E5"]);
-    b.t += 300;
-    b.set("F5", Some(B));
-    b.set("E5", None);
-    b.settle();
-    b.take_events();
-    b.t += 300;
-    b.set("E5", Some(W));
-    b.set("F5", None);
-    b.settle();
+    ko_taken_and_retaken(&mut b, |_| {});
     let ev = b.take_events();
     assert_eq!(
         violations(&ev),
@@ -735,12 +747,7 @@ fn a_ko_retake_whose_capture_is_lifted_later_is_one_violation() {
     // Ko at E5/F5: Black F5 takes E5; White retakes at E5 at once, first putting the stone
     // down, then lifting F5 a moment later (two settled boards).
     let mut b = Board::even(9);
-    b.play(&["D5", "G5", "E6", "F6", "E4", "F4", "A9", "E5"]);
-    b.t += 300;
-    b.set("F5", Some(B));
-    b.set("E5", None);
-    b.settle();
-    b.take_events();
+    ko_taken(&mut b);
     b.put(&[(W, "E5")]);
     b.lift(&["F5"]);
     let ev = b.take_events();
