@@ -138,12 +138,17 @@ impl Referee {
     /// will be once put right. A fix that no longer matches the record (the stone was since
     /// captured, the point since played) is moot and skipped.
     pub(super) fn apply_fixes(&self, grid: &StoneGrid) -> StoneGrid {
+        self.apply_fixes_but(grid, 0)
+    }
+
+    /// [`Referee::apply_fixes`] but for the fix of violation `id` (violation ids start at 1).
+    pub(super) fn apply_fixes_but(&self, grid: &StoneGrid, id: u32) -> StoneGrid {
         let mut g = grid.clone();
         let board = self.game.board();
         let fixes = self
             .violations
             .iter()
-            .filter(|v| v.open)
+            .filter(|v| v.open && v.id != id)
             .map(|v| &v.fix)
             .chain(std::iter::once(&self.found));
         for fix in fixes {

@@ -162,9 +162,56 @@ impl Referee {
                     obs.grid,
                     diff,
                 );
+                self.unexplained_outage = self
+                    .violations
+                    .last()
+                    .filter(|v| v.open && v.code == ViolationCode::UnexplainedBoard)
+                    .map(|v| (v.id, why.clone()));
             }
         }
         false
+    }
+
+    /// Looks again at a board after an outage that legal moves did not explain
+    /// ([`Referee::unexplained_outage`]): the board as it lies now, the fix of that
+    /// `unexplained_board` not applied. Where legal moves explain it now — a stone a hand hid
+    /// has come out, a stone was put back, more stones made the order plain — they are recorded
+    /// as after any outage, and the violation closes as `explained`: nobody has to put the
+    /// board back to the record of before the outage and play the moves again. Looked at once
+    /// per [`LOOK_AGAIN_MS`] of board time at most (a search of every order is not cheap).
+    /// Returns whether the board was judged so.
+    pub(super) fn look_again_as_found(&mut self, obs: Observation<'_>) -> bool {
+        let Some((id, why)) = self.unexplained_outage.clone() else {
+            return false;
+        };
+        let open = self.violations.iter().any(|v| v.id == id && v.open);
+        if !open || !matches!(self.phase, Phase::Play | Phase::Desync) {
+            self.unexplained_outage = None;
+            return false;
+        }
+        if self
+            .looked_again_ms
+            .is_some_and(|at| obs.at_ms.saturating_sub(at) < LOOK_AGAIN_MS)
+        {
+            return false;
+        }
+        self.looked_again_ms = Some(obs.at_ms);
+        let grid = self.apply_fixes_but(obs.grid, id);
+        let fobs = Observation { grid: &grid, ..obs };
+        let verdict = explain_timed(&self.game, &self.pending, &grid, obs.timing(), &[], &[]);
+        let explained = match verdict {
+            Verdict::Moves { .. } | Verdict::Ambiguous(_) => self.apply_verdict(verdict, fobs),
+            // the record's position: put back, the violation closes as `board_restored`
+            Verdict::Unchanged(_) => false,
+            _ => self.record_some_line(&why, fobs),
+        };
+        if explained {
+            self.unexplained_outage = None;
+            self.close(id, "explained");
+            self.settle_fixes(obs.grid);
+            self.refresh_guidance(obs.grid);
+        }
+        explained
     }
 
     /// After an outage whose history was lost (`why`), stones that legal moves explain in
@@ -174,7 +221,15 @@ impl Referee {
     /// `notice` — rather than the board held for the rest of the game (issue 35: an ambiguity
     /// never freezes the record). Returns whether it was.
     fn record_some_line(&mut self, why: &str, obs: Observation<'_>) -> bool {
-        let Some((steps, tally)) = some_line(&self.game, &self.pending, obs.grid, obs.timing())
+        // a stone placed and captured again nobody saw is looked for only on a board with no
+        // hand over it: a hand may still hide the stone that is missing
+        let unseen = if obs.complete && !obs.hands {
+            MAX_HIDDEN_UNSEEN
+        } else {
+            0
+        };
+        let Some((steps, tally)) =
+            some_line(&self.game, &self.pending, obs.grid, obs.timing(), unseen)
         else {
             return false;
         };

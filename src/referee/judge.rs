@@ -23,7 +23,13 @@ impl Referee {
         let partial_ok =
             matches!(self.phase, Phase::Play | Phase::Setup) && self.handicap_left == 0;
         if !obs.complete && !partial_ok {
-            return; // desync, scoring, a pause: judged once the board is complete
+            // desync, scoring, a pause: judged once the board is complete — but a board after
+            // an outage that legal moves did not explain is looked at again as it changes
+            if self.phase == Phase::Desync {
+                self.judging_partial = true; // hands over the board: nothing proven
+                self.look_again_as_found(obs);
+            }
+            return;
         }
         self.last_grid = Some(obs.grid.clone());
         let phase = self.phase;
@@ -53,7 +59,9 @@ impl Referee {
         if self.look_as_found(obs) {
             return; // the board as found is looked at whole
         }
-        self.judge_found(obs);
+        if !self.look_again_as_found(obs) {
+            self.judge_found(obs);
+        }
         if let Some(from) = away_from {
             for side in &mut self.unpressed {
                 side.retain(|u| u.number <= from);

@@ -57,7 +57,7 @@ use crate::sensing::{PointTimes, StoneGrid};
 pub use command::{Adjudication, CommandError, Ruling, SealedMove};
 pub use inference::{
     explain, explain_lines, explain_timed, relaid, some_line, BoardDiff, Candidate, CaptureTally,
-    Pending, Step, Verdict,
+    Pending, Step, Verdict, MAX_HIDDEN_UNSEEN,
 };
 pub use profile::{Penalty, Policy, Profile, Sanction};
 pub use provisional::{rank, Provisional};
@@ -247,6 +247,10 @@ pub fn times_now(grid: &StoneGrid, at_ms: u64) -> Vec<PointTimes> {
 /// of the board before it is judged as it stands (a violation, `desync`): long enough for a
 /// hand still over another point to lift and show the stone that explains it.
 pub const PARTIAL_PATIENCE_MS: u64 = 2_000;
+
+/// How often (board time, ms) a board after an outage that legal moves did not explain is
+/// looked at again, at most ([`Referee::look_again_as_found`]).
+pub const LOOK_AGAIN_MS: u64 = 500;
 
 /// How long, ms of board time, captured stones may stay on the board untouched once the
 /// opponent's next stone is down before they count as missed (R18.2): a captor still lifting
@@ -478,6 +482,17 @@ pub struct Referee {
     /// judged. `None` once seen.
     #[serde(default)]
     as_found: Option<AsFound>,
+    /// The `unexplained_board` raised for the board as found after an outage (its violation's
+    /// id, and why the history was lost), while it is open: each later board is looked at
+    /// again as found — a stone a hand hid then shows since, a stone put back — and the
+    /// violation closes as `explained` once legal moves explain the board (issue 35: an
+    /// unexplained board never freezes the record).
+    #[serde(default)]
+    unexplained_outage: Option<(u32, String)>,
+    /// When (board time, ms) the board was last looked at again for
+    /// [`Referee::unexplained_outage`].
+    #[serde(default)]
+    looked_again_ms: Option<u64>,
     /// What the board as found at the start of the game had that the starting position has not
     /// (stones left from another game, stones missing): never moves, shown on the LEDs until
     /// each point is put right (the starting position's `setup` guidance).
@@ -596,6 +611,8 @@ impl Referee {
             paused_times: Vec::new(),
             paused_base: None,
             as_found: Some(AsFound::GameStart),
+            unexplained_outage: None,
+            looked_again_ms: None,
             found: BoardDiff::default(),
             events: Events::default(),
             stats: RefereeStats::default(),

@@ -325,7 +325,9 @@ impl Referee {
                     .any(|u| u.number as usize > from && u.point == Some(p))
             })
             .collect();
-        // unwind
+        // unwind (put back whole if the line cannot be recorded after all: nothing recorded is
+        // ever lost)
+        let before = self.clone();
         self.revised_at = Some(from);
         self.record.moves.truncate(from);
         self.game = base;
@@ -340,10 +342,12 @@ impl Referee {
         let first_event = self.events.0.len();
         let fresh: Vec<Point> = best.steps.iter().flat_map(|s| s.captured.clone()).collect();
         let Some(tally) = self.tally_after_line(&best.steps, obs.grid) else {
+            *self = before;
             return false;
         };
         self.record_steps(&best.steps, obs);
         if self.record.moves.len() != from + best.steps.len() {
+            *self = before;
             return false;
         }
         let size = self.size();

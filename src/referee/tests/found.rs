@@ -339,3 +339,92 @@ fn many_stones_found_after_an_outage_are_recorded_in_one_order_provisionally_and
     b.play(&["R16"]);
     assert_eq!(b.moves().last().unwrap(), "BR16");
 }
+
+/// The resolution events of violation `id` in `events`: how each closed.
+fn resolved(events: &[EventKind], id: u32) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            EventKind::ViolationResolved { id: i, how } if *i == id => Some(how.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_board_after_an_outage_that_moves_did_not_explain_is_looked_at_again_and_play_goes_on() {
+    // Issue 35 (the physical fuzzer, YM_075 seed 2): Black E5, White E7, Black E3, White G3
+    // while the board's history was lost — and as the board is first judged, Black's E3 is
+    // still in the player's hand: two white stones for one black with Black to move, which no
+    // line of legal moves explains. The referee is told and the LEDs show the record's
+    // position; once the stone shows, the board is looked at again as found: the four moves
+    // are recorded and the violation closes as `explained` — nobody has to take four stones
+    // off and play them again, and the record does not stop for the rest of the game.
+    let mut b = after_an_outage();
+    b.t += 500;
+    let hand_from = b.t;
+    for (c, s) in [(B, "E5"), (W, "E7"), (W, "G3")] {
+        b.set(s, Some(c));
+    }
+    b.settle();
+    let ev = b.take_events();
+    assert_eq!(violations(&ev).len(), 1, "{ev:?}");
+    assert_eq!(violations(&ev)[0].0, "unexplained_board");
+    assert_eq!(Board::warnings(&ev), 0);
+    assert_eq!(b.moves().len(), 8, "nothing recorded yet");
+    assert_eq!(b.r.phase(), Phase::Desync);
+    let id = b.r.violations().last().unwrap().id;
+    // the hand over E3 since before the board came up leaves
+    b.t += 500;
+    b.set_since("E3", Some(B), hand_from);
+    b.settle();
+    let ev = b.take_events();
+    let mut got = b.moves()[8..].to_vec();
+    got.sort();
+    assert_eq!(got, ["BE3", "BE5", "WE7", "WG3"], "{ev:?}");
+    assert!(b.moves()[8..].iter().step_by(2).all(|m| m.starts_with('B')));
+    assert_eq!(resolved(&ev, id), ["explained"]);
+    assert_eq!(Board::warnings(&ev), 0);
+    assert_eq!(b.r.phase(), Phase::Play);
+    assert!(b.r.guidance().is_empty());
+    b.put(&[(B, "A9")]);
+    assert_eq!(b.moves().last().unwrap(), "BA9", "play goes on");
+}
+
+#[test]
+fn a_throw_in_placed_and_captured_while_the_history_was_lost_is_in_the_line_recorded() {
+    // Issue 35 (the physical fuzzer): Black E5, White A2, Black's throw-in A1, White B1
+    // capturing it, all while the board's history was lost; the board as found shows one black
+    // stone for two white ones, Black to move. Black's missing stone was captured again where
+    // every neighbour is White's: one line with the throw-in there is recorded provisionally
+    // — four moves, the capture in it — and play goes on, the referee told (a notice).
+    let mut b = after_an_outage();
+    b.t += 500;
+    for (c, s) in [(B, "E5"), (W, "A2"), (W, "B1")] {
+        b.set(s, Some(c));
+    }
+    b.settle();
+    let ev = b.take_events();
+    let moves = b.moves()[8..].to_vec();
+    assert_eq!(moves.len(), 4, "{ev:?}");
+    assert!(moves.contains(&"BA1".to_string()), "{moves:?}");
+    assert!(moves.iter().step_by(2).all(|m| m.starts_with('B')));
+    let mut stones: Vec<&String> = moves.iter().filter(|m| *m != "BA1").collect();
+    stones.sort();
+    assert_eq!(stones, ["BE5", "WA2", "WB1"]);
+    assert_eq!(
+        violations(&ev),
+        [(
+            "unexplained_board",
+            B,
+            moves.iter().map(|m| m[1..].to_string()).collect()
+        )]
+    );
+    assert!(ev
+        .iter()
+        .all(|e| !matches!(e, EventKind::Violation { penalty, .. } if *penalty != "notice")));
+    assert_eq!(Board::warnings(&ev), 0);
+    assert_eq!(b.r.phase(), Phase::Play);
+    b.put(&[(B, "J9")]);
+    assert_eq!(b.moves().last().unwrap(), "BJ9", "play goes on");
+}
