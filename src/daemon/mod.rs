@@ -216,6 +216,7 @@ impl Daemon {
             events_path: config.events_out.clone(),
             data_dir: config.data_dir.clone(),
             link_error: None,
+            health_told: None,
             storage_error: None,
             start: Instant::now(),
             base_ms,
@@ -343,6 +344,9 @@ struct SessionTask {
     events_path: Option<PathBuf>,
     data_dir: Option<PathBuf>,
     link_error: Option<String>,
+    /// The board's last sensor health report the referee was told of (its dead sensors'
+    /// points): a report is turned into points only when a new one comes.
+    health_told: Option<smartgoban_protocol::calibration::SensorHealth>,
     storage_error: Option<String>,
     start: Instant,
     /// Session time at `start`, ms: 0, or where a resumed session's checkpoint left it.
@@ -620,9 +624,12 @@ impl SessionTask {
             }
         }
         // The referee takes nothing read from a dead sensor's neighbours as proof.
-        if let Some(report) = self.connection.sensor_health() {
-            self.session
-                .set_unsensed(crate::session::dead_points(report));
+        if let Some(&report) = self.connection.sensor_health() {
+            if self.health_told != Some(report) {
+                self.health_told = Some(report);
+                self.session
+                    .set_unsensed(crate::session::dead_points(&report));
+            }
         }
         // A history replayed after an outage ran the session's time on by the board's clock
         // (the time the service was down is on the players' clocks then): the shell's time

@@ -790,7 +790,9 @@ impl Session {
                 if let Some(profile) = setup.profile {
                     config.profile = profile;
                 }
-                let referee = Referee::new(&setup, config)?;
+                let mut referee = Referee::new(&setup, config)?;
+                // the board's dead sensors are the same for the new game
+                referee.set_unsensed(self.referee.unsensed().to_vec());
                 self.referee = referee;
                 self.clock = setup.time.map(Clock::new);
                 self.referee.set_timed(self.clock.is_some());
@@ -1084,5 +1086,20 @@ mod tests {
         assert_eq!(total, 7, "{kinds:?}");
         assert_eq!(seqs[..2], [1, 2]);
         assert_eq!(*seqs.last().unwrap(), total as u64);
+    }
+
+    #[test]
+    fn a_new_game_keeps_the_boards_dead_sensors_points() {
+        // the service tells the referee once per health report; a new game on the same board
+        // has the same dead sensors
+        let mut s = session();
+        let e5 = Point::from_gtp("E5", 9).unwrap();
+        s.set_unsensed(vec![e5]);
+        s.handle_input(
+            Input::Command(Command::NewGame(Box::new(GameSetup::even(9)))),
+            1,
+        )
+        .unwrap();
+        assert_eq!(s.referee().unsensed(), [e5]);
     }
 }
