@@ -27,7 +27,9 @@ impl Referee {
             // an outage that legal moves did not explain is looked at again as it changes
             if self.phase == Phase::Desync {
                 self.judging_partial = true; // hands over the board: nothing proven
-                self.look_again_as_found(obs);
+                if !self.look_again_as_found(obs) {
+                    self.unstick(obs);
+                }
             }
             return;
         }
@@ -61,6 +63,7 @@ impl Referee {
         }
         if !self.look_again_as_found(obs) {
             self.judge_found(obs);
+            self.unstick(obs);
         }
         if let Some(from) = away_from {
             for side in &mut self.unpressed {

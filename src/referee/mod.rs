@@ -44,6 +44,7 @@ mod reorder;
 mod revise;
 mod rulings;
 mod scoring;
+mod stuck;
 
 use std::collections::VecDeque;
 
@@ -493,6 +494,10 @@ pub struct Referee {
     /// [`Referee::unexplained_outage`].
     #[serde(default)]
     looked_again_ms: Option<u64>,
+    /// Since when (board time, ms) the board has been out of step with the record with
+    /// nothing flagged ([`stuck`]).
+    #[serde(default)]
+    stuck_since: Option<u64>,
     /// What the board as found at the start of the game had that the starting position has not
     /// (stones left from another game, stones missing): never moves, shown on the LEDs until
     /// each point is put right (the starting position's `setup` guidance).
@@ -613,6 +618,7 @@ impl Referee {
             as_found: Some(AsFound::GameStart),
             unexplained_outage: None,
             looked_again_ms: None,
+            stuck_since: None,
             found: BoardDiff::default(),
             events: Events::default(),
             stats: RefereeStats::default(),

@@ -428,3 +428,59 @@ fn a_throw_in_placed_and_captured_while_the_history_was_lost_is_in_the_line_reco
     b.put(&[(B, "J9")]);
     assert_eq!(b.moves().last().unwrap(), "BJ9", "play goes on");
 }
+
+#[test]
+fn a_board_out_of_step_with_the_record_for_good_is_explained_by_one_line_and_play_goes_on() {
+    // Issue 35 (the physical fuzzer, DANGHU04 and 6-Kifuwarabe-Ray seed 2): in play, the
+    // board shows more new stones than any search of every order takes — seven moves each, the
+    // service stalled — and nothing explains it or is flagged: the LEDs ask to lift them all,
+    // and the record stood still for the rest of the game. Once the board has stayed so for
+    // STUCK_MS with stones put down, one line that explains it is recorded provisionally, the
+    // referee told with a notice, and play goes on.
+    let mut b = Board::even(19);
+    b.play(&["Q16", "D4"]);
+    b.take_events();
+    let black = ["Q4", "C16", "R10", "K10", "C10", "K17", "K3"];
+    let white = ["D16", "Q10", "F3", "O3", "F17", "O17", "H10"];
+    b.t += 500;
+    for (bs, ws) in black.iter().zip(&white) {
+        b.set(bs, Some(B));
+        b.set(ws, Some(W));
+    }
+    b.settle();
+    let ev = b.take_events();
+    assert_eq!(b.moves().len(), 2, "{ev:?}");
+    assert!(violations(&ev).is_empty(), "{ev:?}");
+    assert_eq!(b.r.phase(), Phase::Desync);
+    // not yet: the players may still be putting the board right
+    b.wait(super::super::stuck::STUCK_MS / 2).settle();
+    assert_eq!(b.moves().len(), 2);
+    b.wait(super::super::stuck::STUCK_MS).settle();
+    let ev = b.take_events();
+    let moves = b.moves();
+    assert_eq!(moves.len(), 16, "{ev:?}");
+    let mut got: Vec<String> = moves[2..].to_vec();
+    got.sort();
+    let mut put: Vec<String> = black.iter().map(|s| format!("B{s}")).collect();
+    put.extend(white.iter().map(|s| format!("W{s}")));
+    put.sort();
+    assert_eq!(got, put);
+    assert!(moves[2..].iter().step_by(2).all(|m| m.starts_with('B')));
+    assert_eq!(
+        b.r.provisional()
+            .iter()
+            .map(|p| p.numbers())
+            .collect::<Vec<_>>(),
+        [3..=16]
+    );
+    let v = violations(&ev);
+    assert_eq!(v.len(), 1, "{ev:?}");
+    assert_eq!(v[0].0, "unexplained_board");
+    assert!(ev
+        .iter()
+        .all(|e| !matches!(e, EventKind::Violation { penalty, .. } if *penalty != "notice")));
+    assert_eq!(Board::warnings(&ev), 0);
+    assert_eq!(b.r.phase(), Phase::Play);
+    b.play(&["R16"]);
+    assert_eq!(b.moves().last().unwrap(), "BR16", "play goes on");
+}
