@@ -189,14 +189,26 @@ impl Referee {
             self.unexplained_outage = None;
             return false;
         }
-        if self
-            .looked_again_ms
-            .is_some_and(|at| obs.at_ms.saturating_sub(at) < LOOK_AGAIN_MS)
-        {
+        if self.looked_at_too_soon(obs) {
             return false;
         }
-        self.looked_again_ms = Some(obs.at_ms);
+        // only once a stone the violation does not name is down (play went on, or the stone a
+        // hand hid came out): while the players lift what the LEDs show, what is left is no
+        // move
+        let board = self.game.board();
+        let Some(fix) = self.violations.iter().find(|v| v.id == id).map(|v| &v.fix) else {
+            return false;
+        };
         let grid = self.apply_fixes_but(obs.grid, id);
+        let more = grid.iter().any(|(p, c)| {
+            c.is_some()
+                && board.get(p).is_none()
+                && !fix.remove.contains(&p)
+                && !self.pending.iter().any(|&(q, _)| q == p)
+        });
+        if !more {
+            return false;
+        }
         let fobs = Observation { grid: &grid, ..obs };
         let verdict = explain_timed(&self.game, &self.pending, &grid, obs.timing(), &[], &[]);
         let explained = match verdict {
@@ -210,8 +222,25 @@ impl Referee {
             self.close(id, "explained");
             self.settle_fixes(obs.grid);
             self.refresh_guidance(obs.grid);
+        } else {
+            self.looked_at = Some(obs.grid.clone());
         }
         explained
+    }
+
+    /// Whether a board is not to be looked at again yet ([`Referee::look_again_as_found`],
+    /// [`Referee::unstick`]): within [`LOOK_AGAIN_MS`] of board time of the last look, or the
+    /// very board the last look found nothing for. Notes the look otherwise.
+    pub(super) fn looked_at_too_soon(&mut self, obs: Observation<'_>) -> bool {
+        if self
+            .looked_again_ms
+            .is_some_and(|at| obs.at_ms.saturating_sub(at) < LOOK_AGAIN_MS)
+            || self.looked_at.as_ref() == Some(obs.grid)
+        {
+            return true;
+        }
+        self.looked_again_ms = Some(obs.at_ms);
+        false
     }
 
     /// After an outage whose history was lost (`why`), stones that legal moves explain in
@@ -228,9 +257,15 @@ impl Referee {
         } else {
             0
         };
-        let Some((steps, tally)) =
-            some_line(&self.game, &self.pending, obs.grid, obs.timing(), unseen)
-        else {
+        let mut budget = LINES_BUDGET;
+        let Some((steps, tally)) = some_line(
+            &self.game,
+            &self.pending,
+            obs.grid,
+            obs.timing(),
+            unseen,
+            &mut budget,
+        ) else {
             return false;
         };
         let Some(first) = steps.first() else {

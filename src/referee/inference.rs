@@ -402,14 +402,15 @@ pub fn explain_lines(
 /// `times` make likeliest ([`likely_order`], certain pairs kept in order). Where one side has
 /// fewer stones than alternation gives it, up to `unseen` of its stones nobody saw — placed and
 /// captured again meanwhile, a throw-in — go on points its opponent's new stones surround
-/// ([`throw_in_spots`]). `None` when no line is found within [`LINES_BUDGET`] tries for each
-/// count of stones nobody saw (stones out of turn, stones missing or moved).
+/// ([`throw_in_spots`]). `None` when no line is found within the `budget` of stones tried
+/// (what the search used is taken off it) — stones out of turn, stones missing or moved.
 pub fn some_line(
     game: &Game,
     pending: &[Pending],
     grid: &StoneGrid,
     times: Option<&[PointTimes]>,
     unseen: usize,
+    budget: &mut usize,
 ) -> Option<(Vec<Step>, CaptureTally)> {
     let board = game.board();
     if grid.size() != board.size() {
@@ -427,13 +428,14 @@ pub fn some_line(
     }
     let spots = throw_in_spots(board, pending, grid, &added);
     for hidden in least..=unseen.min(least + 1) {
-        if hidden > 0 && spots.is_empty() {
+        if (hidden > 0 && spots.is_empty()) || *budget == 0 {
             break;
         }
         let mut search = Search::new(game, pending, grid, times.map(|t| (t, Binding::Certain)));
-        search.budget = LINES_BUDGET;
+        search.budget = *budget;
         search.enough = 1;
         search.run(&added, &spots, hidden);
+        *budget = budget.saturating_sub(search.tries);
         if let Some(line) = search.found.into_iter().next() {
             return Some(line);
         }

@@ -26,10 +26,12 @@ impl Referee {
             // desync, scoring, a pause: judged once the board is complete — but a board after
             // an outage that legal moves did not explain is looked at again as it changes
             if self.phase == Phase::Desync {
+                let was = self.judging_partial;
                 self.judging_partial = true; // hands over the board: nothing proven
                 if !self.look_again_as_found(obs) {
                     self.unstick(obs);
                 }
+                self.judging_partial = was;
             }
             return;
         }

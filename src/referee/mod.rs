@@ -58,7 +58,7 @@ use crate::sensing::{PointTimes, StoneGrid};
 pub use command::{Adjudication, CommandError, Ruling, SealedMove};
 pub use inference::{
     explain, explain_lines, explain_timed, relaid, some_line, BoardDiff, Candidate, CaptureTally,
-    Pending, Step, Verdict, MAX_HIDDEN_UNSEEN,
+    Pending, Step, Verdict, LINES_BUDGET, MAX_HIDDEN_UNSEEN,
 };
 pub use profile::{Penalty, Policy, Profile, Sanction};
 pub use provisional::{rank, Provisional};
@@ -249,8 +249,9 @@ pub fn times_now(grid: &StoneGrid, at_ms: u64) -> Vec<PointTimes> {
 /// hand still over another point to lift and show the stone that explains it.
 pub const PARTIAL_PATIENCE_MS: u64 = 2_000;
 
-/// How often (board time, ms) a board after an outage that legal moves did not explain is
-/// looked at again, at most ([`Referee::look_again_as_found`]).
+/// How often (board time, ms) a board that legal moves did not explain is looked at again, at
+/// most: after an outage ([`Referee::look_again_as_found`]), or with the record stuck out of
+/// step with it ([`Referee::unstick`]).
 pub const LOOK_AGAIN_MS: u64 = 500;
 
 /// How long, ms of board time, captured stones may stay on the board untouched once the
@@ -490,12 +491,15 @@ pub struct Referee {
     /// unexplained board never freezes the record).
     #[serde(default)]
     unexplained_outage: Option<(u32, String)>,
-    /// When (board time, ms) the board was last looked at again for
-    /// [`Referee::unexplained_outage`].
+    /// When (board time, ms) the board was last looked at again, for
+    /// [`Referee::unexplained_outage`] or a record stuck out of step with it ([`stuck`]).
     #[serde(default)]
     looked_again_ms: Option<u64>,
+    /// The last board looked at again that nothing explained: not searched again unchanged.
+    #[serde(skip)]
+    looked_at: Option<StoneGrid>,
     /// Since when (board time, ms) the board has been out of step with the record with
-    /// nothing flagged ([`stuck`]).
+    /// nothing for the players to put right but what nothing explains ([`stuck`]).
     #[serde(default)]
     stuck_since: Option<u64>,
     /// What the board as found at the start of the game had that the starting position has not
@@ -618,6 +622,7 @@ impl Referee {
             as_found: Some(AsFound::GameStart),
             unexplained_outage: None,
             looked_again_ms: None,
+            looked_at: None,
             stuck_since: None,
             found: BoardDiff::default(),
             events: Events::default(),

@@ -489,12 +489,20 @@ impl Referee {
             would_flag,
             color,
             points,
-            format!(
-                "not flagged: {why} explains the board without it (moves {}-{} revised; the record had {})",
-                from + 1,
-                self.record.moves.len(),
-                before.join(" ")
-            ),
+            if before.is_empty() {
+                format!(
+                    "not flagged: {why} explains the board without it (moves {}-{} recorded so)",
+                    from + 1,
+                    self.record.moves.len(),
+                )
+            } else {
+                format!(
+                    "not flagged: {why} explains the board without it (moves {}-{} revised; the record had {})",
+                    from + 1,
+                    self.record.moves.len(),
+                    before.join(" ")
+                )
+            },
             obs.grid,
         );
         true

@@ -24,20 +24,25 @@ impl Referee {
     /// for [`STUCK_MS`] (module docs); at most once per [`LOOK_AGAIN_MS`] of board time.
     /// Returns whether the record was revised.
     pub(super) fn unstick(&mut self, obs: Observation<'_>) -> bool {
-        let flagged = self.violations.iter().any(|v| v.open && !v.fix.is_empty());
+        // something for the players to put right (a fix, captured stones to lift) or a
+        // violation that stands: the board is out of step for that, not for a misread record
+        let flagged = self.violations.iter().any(|v| {
+            v.open
+                && (v.penalty != Penalty::Notice
+                    || !v.fix.is_empty()
+                    || matches!(
+                        v.code,
+                        ViolationCode::MissedCapture | ViolationCode::ClockBeforeCaptures
+                    ))
+        });
         if self.phase != Phase::Desync || flagged || self.ambiguous.is_some() {
             self.stuck_since = None;
             return false;
         }
         let since = *self.stuck_since.get_or_insert(obs.at_ms);
-        if obs.at_ms.saturating_sub(since) < STUCK_MS
-            || self
-                .looked_again_ms
-                .is_some_and(|at| obs.at_ms.saturating_sub(at) < LOOK_AGAIN_MS)
-        {
+        if obs.at_ms.saturating_sub(since) < STUCK_MS || self.looked_at_too_soon(obs) {
             return false;
         }
-        self.looked_again_ms = Some(obs.at_ms);
         let grid = self.apply_fixes(obs.grid);
         let board = self.game.board();
         let put_down = grid
@@ -57,6 +62,8 @@ impl Referee {
             0
         };
         let len = self.record.moves.len();
+        // one budget for every look back: a board nothing explains costs one search's worth
+        let mut budget = LINES_BUDGET;
         for k in 0..=LOOK_BACK_MOST.min(len) {
             if self.record.moves[len - k..]
                 .iter()
@@ -67,8 +74,12 @@ impl Referee {
             let Some((base, _, pending)) = self.before_tail(k) else {
                 return false;
             };
-            let Some((steps, tally)) = some_line(&base, &pending, &grid, obs.timing(), unseen)
+            let Some((steps, tally)) =
+                some_line(&base, &pending, &grid, obs.timing(), unseen, &mut budget)
             else {
+                if budget == 0 {
+                    break;
+                }
                 continue;
             };
             let candidate = Candidate {
@@ -78,6 +89,7 @@ impl Referee {
             };
             let saved = self.clone();
             let from = len - k;
+            let before = self.last.clone();
             if !self.adopt_revision(
                 k,
                 base,
@@ -89,6 +101,7 @@ impl Referee {
                 *self = saved;
                 return false;
             }
+            self.keep_commit(before, false);
             self.mark_provisional(Provisional {
                 from,
                 orders: vec![steps],
@@ -99,6 +112,7 @@ impl Referee {
             self.refresh_guidance(obs.grid);
             return true;
         }
+        self.looked_at = Some(obs.grid.clone());
         false
     }
 }

@@ -361,12 +361,8 @@ fn a_board_after_an_outage_that_moves_did_not_explain_is_looked_at_again_and_pla
     // are recorded and the violation closes as `explained` — nobody has to take four stones
     // off and play them again, and the record does not stop for the rest of the game.
     let mut b = after_an_outage();
-    b.t += 500;
-    let hand_from = b.t;
-    for (c, s) in [(B, "E5"), (W, "E7"), (W, "G3")] {
-        b.set(s, Some(c));
-    }
-    b.settle();
+    let hand_from = b.t + 500; // put's time
+    b.put(&[(B, "E5"), (W, "E7"), (W, "G3")]);
     let ev = b.take_events();
     assert_eq!(violations(&ev).len(), 1, "{ev:?}");
     assert_eq!(violations(&ev)[0].0, "unexplained_board");
@@ -399,11 +395,7 @@ fn a_throw_in_placed_and_captured_while_the_history_was_lost_is_in_the_line_reco
     // every neighbour is White's: one line with the throw-in there is recorded provisionally
     // — four moves, the capture in it — and play goes on, the referee told (a notice).
     let mut b = after_an_outage();
-    b.t += 500;
-    for (c, s) in [(B, "E5"), (W, "A2"), (W, "B1")] {
-        b.set(s, Some(c));
-    }
-    b.settle();
+    b.put(&[(B, "E5"), (W, "A2"), (W, "B1")]);
     let ev = b.take_events();
     let moves = b.moves()[8..].to_vec();
     assert_eq!(moves.len(), 4, "{ev:?}");
@@ -483,4 +475,26 @@ fn a_board_out_of_step_with_the_record_for_good_is_explained_by_one_line_and_pla
     assert_eq!(b.r.phase(), Phase::Play);
     b.play(&["R16"]);
     assert_eq!(b.moves().last().unwrap(), "BR16", "play goes on");
+}
+
+#[test]
+fn stones_lifted_as_the_leds_show_after_an_unexplained_board_are_no_moves() {
+    // After an outage, White E5 and E3 and Black E7 with Black to move: no line of legal
+    // moves explains them (`unexplained_board`, the LEDs show all three to lift). The players
+    // lift them one at a time; what is left on the way — White E5 and Black E7, a legal pair —
+    // is what they are lifting, not moves, even though the board is looked at again as it
+    // changes.
+    let mut b = after_an_outage();
+    b.put(&[(W, "E5"), (W, "E3"), (B, "E7")]);
+    let ev = b.take_events();
+    assert_eq!(violations(&ev).len(), 1, "{ev:?}");
+    assert_eq!(violations(&ev)[0].0, "unexplained_board");
+    let id = b.r.violations().last().unwrap().id;
+    b.lift(&["E3"]);
+    assert_eq!(b.moves().len(), 8, "{:?}", b.take_events());
+    b.lift(&["E5"]).lift(&["E7"]);
+    let ev = b.take_events();
+    assert_eq!(b.moves().len(), 8, "{ev:?}");
+    assert_eq!(resolved(&ev, id), ["board_restored"]);
+    assert_eq!(b.r.phase(), Phase::Play);
 }
