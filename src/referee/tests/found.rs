@@ -291,31 +291,9 @@ fn many_stones_found_after_an_outage_are_recorded_in_one_order_provisionally_and
     b.play(&["Q16", "D4"]);
     b.take_events();
     b.r.board_unknown("the board restarted while the host was away");
-    let black = ["Q4", "C16", "R10", "K10", "C10", "K17", "K3"];
-    let white = ["D16", "Q10", "F3", "O3", "F17", "O17", "H10"];
-    b.t += 500;
-    for (bs, ws) in black.iter().zip(&white) {
-        b.set(bs, Some(B));
-        b.set(ws, Some(W));
-    }
-    b.settle();
+    put_quick_exchange(&mut b);
     let ev = b.take_events();
-    let moves = b.moves();
-    assert_eq!(moves.len(), 16, "{ev:?}");
-    let mut got: Vec<String> = moves[2..].to_vec();
-    got.sort();
-    let mut put: Vec<String> = black.iter().map(|s| format!("B{s}")).collect();
-    put.extend(white.iter().map(|s| format!("W{s}")));
-    put.sort();
-    assert_eq!(got, put);
-    assert!(moves[2..].iter().step_by(2).all(|m| m.starts_with('B')));
-    assert_eq!(
-        b.r.provisional()
-            .iter()
-            .map(|p| p.numbers())
-            .collect::<Vec<_>>(),
-        [3..=16]
-    );
+    assert_quick_exchange_recorded_provisionally(&b, &ev);
     // the referee is told, nobody is charged, nothing is to put right
     let notices: Vec<&EventKind> = ev
         .iter()
@@ -432,14 +410,7 @@ fn a_board_out_of_step_with_the_record_for_good_is_explained_by_one_line_and_pla
     let mut b = Board::even(19);
     b.play(&["Q16", "D4"]);
     b.take_events();
-    let black = ["Q4", "C16", "R10", "K10", "C10", "K17", "K3"];
-    let white = ["D16", "Q10", "F3", "O3", "F17", "O17", "H10"];
-    b.t += 500;
-    for (bs, ws) in black.iter().zip(&white) {
-        b.set(bs, Some(B));
-        b.set(ws, Some(W));
-    }
-    b.settle();
+    put_quick_exchange(&mut b);
     let ev = b.take_events();
     assert_eq!(b.moves().len(), 2, "{ev:?}");
     assert!(violations(&ev).is_empty(), "{ev:?}");
@@ -449,22 +420,7 @@ fn a_board_out_of_step_with_the_record_for_good_is_explained_by_one_line_and_pla
     assert_eq!(b.moves().len(), 2);
     b.wait(super::super::stuck::STUCK_MS).settle();
     let ev = b.take_events();
-    let moves = b.moves();
-    assert_eq!(moves.len(), 16, "{ev:?}");
-    let mut got: Vec<String> = moves[2..].to_vec();
-    got.sort();
-    let mut put: Vec<String> = black.iter().map(|s| format!("B{s}")).collect();
-    put.extend(white.iter().map(|s| format!("W{s}")));
-    put.sort();
-    assert_eq!(got, put);
-    assert!(moves[2..].iter().step_by(2).all(|m| m.starts_with('B')));
-    assert_eq!(
-        b.r.provisional()
-            .iter()
-            .map(|p| p.numbers())
-            .collect::<Vec<_>>(),
-        [3..=16]
-    );
+    assert_quick_exchange_recorded_provisionally(&b, &ev);
     let v = violations(&ev);
     assert_eq!(v.len(), 1, "{ev:?}");
     assert_eq!(v[0].0, "unexplained_board");
@@ -497,4 +453,41 @@ fn stones_lifted_as_the_leds_show_after_an_unexplained_board_are_no_moves() {
     assert_eq!(b.moves().len(), 8, "{ev:?}");
     assert_eq!(resolved(&ev, id), ["board_restored"]);
     assert_eq!(b.r.phase(), Phase::Play);
+}
+
+/// The quick exchange of seven moves each that the outage tests put down at once after B Q16,
+/// W D4 (more stones than any search of every order takes).
+const QUICK_BLACK: [&str; 7] = ["Q4", "C16", "R10", "K10", "C10", "K17", "K3"];
+const QUICK_WHITE: [&str; 7] = ["D16", "Q10", "F3", "O3", "F17", "O17", "H10"];
+
+/// Puts [`QUICK_BLACK`] and [`QUICK_WHITE`] down 500 ms later, pair by pair, and lets the
+/// board settle.
+fn put_quick_exchange(b: &mut Board) {
+    b.t += 500;
+    for (bs, ws) in QUICK_BLACK.iter().zip(&QUICK_WHITE) {
+        b.set(bs, Some(B));
+        b.set(ws, Some(W));
+    }
+    b.settle();
+}
+
+/// The record holds the two opening moves and then exactly the quick exchange's fourteen
+/// stones, colours alternating from Black, and moves 3–16 are provisional.
+fn assert_quick_exchange_recorded_provisionally(b: &Board, ev: &[EventKind]) {
+    let moves = b.moves();
+    assert_eq!(moves.len(), 16, "{ev:?}");
+    let mut got: Vec<String> = moves[2..].to_vec();
+    got.sort();
+    let mut put: Vec<String> = QUICK_BLACK.iter().map(|s| format!("B{s}")).collect();
+    put.extend(QUICK_WHITE.iter().map(|s| format!("W{s}")));
+    put.sort();
+    assert_eq!(got, put);
+    assert!(moves[2..].iter().step_by(2).all(|m| m.starts_with('B')));
+    assert_eq!(
+        b.r.provisional()
+            .iter()
+            .map(|p| p.numbers())
+            .collect::<Vec<_>>(),
+        [3..=16]
+    );
 }
