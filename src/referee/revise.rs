@@ -289,7 +289,10 @@ impl Referee {
     /// Replaces the record's last `k` moves by the likeliest of `candidates` (lines from
     /// `base`, where `pending` captured stones still lay), as the module docs say; the referee
     /// gets a notice naming `would_flag`, what would otherwise have been flagged (`None`:
-    /// nothing was, the board's times alone told the order: no notice).
+    /// nothing was, the board's times alone told the order: no notice). A line
+    /// [`Candidate::out_of_turn`] starts with a pass of `base`'s side to move: a move nobody
+    /// saw (a pass without a clock, a stone placed and captured again under the hands),
+    /// recorded with a comment saying so and owing no press.
     pub(super) fn adopt_revision(
         &mut self,
         k: usize,
@@ -345,8 +348,17 @@ impl Referee {
             *self = before;
             return false;
         };
+        let unseen_pass = best.out_of_turn.then(|| self.game.to_move());
+        let lead = usize::from(unseen_pass.is_some());
+        if let Some(passer) = unseen_pass {
+            self.commit_last();
+            self.record_pass(passer, obs.at_ms);
+            // nobody was seen to move: no press is owed for it
+            let number = self.game.move_number();
+            self.unpressed[side(passer)].retain(|u| u.number != number);
+        }
         self.record_steps(&best.steps, obs);
-        if self.record.moves.len() != from + best.steps.len() {
+        if self.record.moves.len() != from + lead + best.steps.len() {
             *self = before;
             return false;
         }
@@ -354,28 +366,29 @@ impl Referee {
         let mut events: Vec<(EventKind, Option<u64>)> =
             self.events.0.drain(first_event..).collect();
         events.retain_mut(|(e, _)| {
-            let EventKind::Move {
-                number,
-                color,
-                point,
-                ..
-            } = e
-            else {
-                return true;
+            let (number, color, point) = match e {
+                EventKind::Move {
+                    number,
+                    color,
+                    point,
+                    ..
+                } => (*number, *color, Some(point.clone())),
+                EventKind::Pass { number, color } => (*number, *color, None),
+                _ => return true,
             };
-            let Some(was) = (*number as usize)
+            let Some(was) = (number as usize)
                 .checked_sub(from + 1)
                 .and_then(|i| old.get(i))
             else {
                 return true; // a move more
             };
-            if was.color == *color && was.point.map(|p| p.to_gtp(size)).as_deref() == Some(point) {
+            if was.color == color && was.point.map(|p| p.to_gtp(size)) == point {
                 return false; // unchanged
             }
             *e = EventKind::MoveCorrected {
-                number: *number,
-                color: *color,
-                point: Some(point.clone()),
+                number,
+                color,
+                point,
             };
             true
         });
@@ -405,7 +418,12 @@ impl Referee {
             .filter(|s| s.hidden)
             .map(|s| format!("{} {}", s.color.as_str(), s.point.to_gtp(size)))
             .collect();
-        let why = if hidden.is_empty() {
+        let why = if let Some(passer) = unseen_pass {
+            format!(
+                "a move of {} nobody saw (recorded as a pass), then the stones' order",
+                passer.as_str()
+            )
+        } else if hidden.is_empty() {
             "the stones' order".to_string()
         } else {
             format!(
@@ -420,17 +438,24 @@ impl Referee {
         for i in from..self.record.moves.len() {
             self.note_at(i, &note);
         }
+        if unseen_pass.is_some() {
+            self.note_at(
+                from,
+                "a move nobody saw: recorded as a pass (it may have been a stone placed and \
+                 captured again under the hands, or a pass with no clock to press)",
+            );
+        }
         for (i, s) in best.steps.iter().enumerate() {
             if s.hidden {
                 self.note_at(
-                    from + i,
+                    from + lead + i,
                     "never seen on the board (placed and captured under hands)",
                 );
             }
         }
         if ranked.len() > 1 {
             let p = Provisional {
-                from,
+                from: from + lead,
                 orders: ranked.into_iter().map(|c| c.steps).collect(),
                 recorded: 0,
             };
@@ -476,14 +501,19 @@ impl Referee {
         let changed = best
             .steps
             .iter()
-            .zip(old.iter().map(Some).chain(std::iter::repeat(None)))
+            .zip(
+                old.iter()
+                    .skip(lead)
+                    .map(Some)
+                    .chain(std::iter::repeat(None)),
+            )
             .find(|(s, m)| {
                 !s.hidden && m.is_none_or(|m| m.color != s.color || m.point != Some(s.point))
             })
             .map(|(s, _)| s);
-        let color = changed
-            .or(best.steps.last())
-            .map_or(self.game.to_move(), |s| s.color);
+        let color = unseen_pass
+            .or(changed.or(best.steps.last()).map(|s| s.color))
+            .unwrap_or(self.game.to_move());
         let points = revised_points;
         self.notice(
             would_flag,

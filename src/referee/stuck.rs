@@ -10,6 +10,13 @@
 //! line from before them that explains the board as it lies ([`some_line`], the fewest moves
 //! looked back first) replaces them, provisionally, `move_corrected` for each changed move,
 //! and the referee gets a `notice` ([`ViolationCode::UnexplainedBoard`]).
+//!
+//! Where no such line exists, the record's side to move is taken as wrong: a move left no
+//! stone that the board could see (a pass with no clock to press, a stone placed and captured
+//! again under the hands — either leaves the same position, and area scoring counts no
+//! prisoners, C3) — and the look back is made again with the side to move passing first. The
+//! pass is recorded with a comment saying it was never seen, owes no press, and the notice
+//! names it. Never next to a pass (two passes end play, R21.1).
 
 use super::reorder::LOOK_BACK_MOST;
 use super::*;
@@ -61,22 +68,59 @@ impl Referee {
         } else {
             0
         };
+        // one budget for every look back of each kind: a board nothing explains costs one
+        // search's worth, and as much again with the side to move passing first
+        for unseen_pass in [false, true] {
+            if let Some(revised) = self.look_back(&grid, fobs, unseen, unseen_pass) {
+                if revised {
+                    self.stuck_since = None;
+                    self.settle_fixes(obs.grid);
+                    self.refresh_guidance(obs.grid);
+                }
+                return revised;
+            }
+        }
+        self.looked_at = Some(obs.grid.clone());
+        false
+    }
+
+    /// Looks back over the record's last 0, 1, … [`LOOK_BACK_MOST`] moves for one line that
+    /// explains `grid` (with `unseen_pass`, from the side to move passing first) and records
+    /// it provisionally. `Some(true)`: recorded; `Some(false)`: a line was found but could not
+    /// be recorded, or a pass stops the look back (nothing changed either way); `None`: no
+    /// line found.
+    fn look_back(
+        &mut self,
+        grid: &StoneGrid,
+        obs: Observation<'_>,
+        unseen: usize,
+        unseen_pass: bool,
+    ) -> Option<bool> {
         let len = self.record.moves.len();
-        // one budget for every look back: a board nothing explains costs one search's worth
         let mut budget = LINES_BUDGET;
         for k in 0..=LOOK_BACK_MOST.min(len) {
             if self.record.moves[len - k..]
                 .iter()
                 .any(|m| m.point.is_none())
             {
-                return false; // a pass is a press of a button: certain
+                return Some(false); // a pass is a press of a button: certain
             }
-            let Some((base, _, pending)) = self.before_tail(k) else {
-                return false;
-            };
-            let Some((steps, tally)) =
-                some_line(&base, &pending, &grid, obs.timing(), unseen, &mut budget)
-            else {
+            let (base, _, pending) = self.before_tail(k)?;
+            if unseen_pass && base.consecutive_passes() > 0 {
+                return None; // two passes in a row would end play (R21.1)
+            }
+            let mut from_game = base.clone();
+            if unseen_pass {
+                from_game.pass(from_game.to_move());
+            }
+            let Some((steps, tally)) = some_line(
+                &from_game,
+                &pending,
+                grid,
+                obs.timing(),
+                unseen,
+                &mut budget,
+            ) else {
                 if budget == 0 {
                     break;
                 }
@@ -84,22 +128,22 @@ impl Referee {
             };
             let candidate = Candidate {
                 steps: steps.clone(),
-                out_of_turn: false,
+                out_of_turn: unseen_pass,
                 still_pending: tally.still_pending,
             };
             let saved = self.clone();
-            let from = len - k;
+            let from = len - k + usize::from(unseen_pass);
             let before = self.last.clone();
             if !self.adopt_revision(
                 k,
                 base,
                 pending,
                 vec![candidate],
-                fobs,
+                obs,
                 Some(ViolationCode::UnexplainedBoard),
             ) {
                 *self = saved;
-                return false;
+                return Some(false);
             }
             self.keep_commit(before, false);
             self.mark_provisional(Provisional {
@@ -107,12 +151,8 @@ impl Referee {
                 orders: vec![steps],
                 recorded: 0,
             });
-            self.stuck_since = None;
-            self.settle_fixes(obs.grid);
-            self.refresh_guidance(obs.grid);
-            return true;
+            return Some(true);
         }
-        self.looked_at = Some(obs.grid.clone());
-        false
+        None
     }
 }

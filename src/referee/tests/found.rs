@@ -421,13 +421,57 @@ fn a_board_out_of_step_with_the_record_for_good_is_explained_by_one_line_and_pla
     b.wait(super::super::stuck::STUCK_MS).settle();
     let ev = b.take_events();
     assert_quick_exchange_recorded_provisionally(&b, &ev);
-    let v = violations(&ev);
-    assert_eq!(v.len(), 1, "{ev:?}");
-    assert_eq!(v[0].0, "unexplained_board");
-    assert!(ev
-        .iter()
-        .all(|e| !matches!(e, EventKind::Violation { penalty, .. } if *penalty != "notice")));
+    assert_only_an_unexplained_board_notice(&ev);
     assert_eq!(Board::warnings(&ev), 0);
+    assert_eq!(b.r.phase(), Phase::Play);
+    b.play(&["R16"]);
+    assert_eq!(b.moves().last().unwrap(), "BR16", "play goes on");
+}
+
+#[test]
+fn a_board_out_of_step_by_a_move_nobody_saw_is_recorded_with_a_pass_and_play_goes_on() {
+    // Issue 35 (the physical fuzzer, 杀人执照 seed 2: a throw-in placed and captured under the
+    // hands long before; AlphaGo Zero's Game_017: a pass with no clock to press): the record's
+    // side to move is wrong, so no line of the stones since alternates from it, however far
+    // the record is looked back over. Black to move after B Q16, W D4; White Q10 and C10 and
+    // Black R10 come down together. Once stuck for STUCK_MS, the side to move is taken to
+    // have made a move nobody saw: a pass (it owes no press, its comment says so), then the
+    // stones in one order, provisionally, the referee told — and play goes on.
+    let mut b = Board::even(19);
+    b.play(&["Q16", "D4"]);
+    b.take_events();
+    b.t += 500;
+    for (s, c) in [("Q10", W), ("R10", B), ("C10", W)] {
+        b.set(s, Some(c));
+    }
+    b.settle();
+    let ev = b.take_events();
+    assert_eq!(b.moves().len(), 2, "{ev:?}");
+    assert!(violations(&ev).is_empty(), "{ev:?}");
+    assert_eq!(b.r.phase(), Phase::Desync);
+    b.wait(super::super::stuck::STUCK_MS).settle();
+    let ev = b.take_events();
+    let moves = b.moves();
+    assert_eq!(moves.len(), 6, "{ev:?}");
+    assert_eq!(moves[2], "Bpass");
+    assert_eq!(moves[4], "BR10");
+    let mut white = [moves[3].clone(), moves[5].clone()];
+    white.sort();
+    assert_eq!(white, ["WC10", "WQ10"]);
+    assert!(
+        ev.contains(&EventKind::MoveCorrected {
+            number: 3,
+            color: B,
+            point: None
+        }) || ev.contains(&EventKind::Pass {
+            color: B,
+            number: 3
+        })
+    );
+    let comment = b.r.record().moves[2].comment.clone().unwrap_or_default();
+    assert!(comment.contains("a move nobody saw"), "{comment}");
+    assert_eq!(provisional_numbers(&b), [4..=6]);
+    assert_only_an_unexplained_board_notice(&ev);
     assert_eq!(b.r.phase(), Phase::Play);
     b.play(&["R16"]);
     assert_eq!(b.moves().last().unwrap(), "BR16", "play goes on");
@@ -483,11 +527,21 @@ fn assert_quick_exchange_recorded_provisionally(b: &Board, ev: &[EventKind]) {
     put.sort();
     assert_eq!(got, put);
     assert!(moves[2..].iter().step_by(2).all(|m| m.starts_with('B')));
-    assert_eq!(
-        b.r.provisional()
-            .iter()
-            .map(|p| p.numbers())
-            .collect::<Vec<_>>(),
-        [3..=16]
-    );
+    assert_eq!(provisional_numbers(&b), [3..=16]);
+}
+
+/// The numbers of the moves recorded provisionally, one range per ambiguity.
+fn provisional_numbers(b: &Board) -> Vec<std::ops::RangeInclusive<u32>> {
+    b.r.provisional().iter().map(|p| p.numbers()).collect()
+}
+
+/// The only violation among `ev` is one `unexplained_board`, and every violation among them
+/// is a notice: the referee is told, nobody is charged.
+fn assert_only_an_unexplained_board_notice(ev: &[EventKind]) {
+    let v = violations(ev);
+    assert_eq!(v.len(), 1, "{ev:?}");
+    assert_eq!(v[0].0, "unexplained_board");
+    assert!(ev
+        .iter()
+        .all(|e| !matches!(e, EventKind::Violation { penalty, .. } if *penalty != "notice")));
 }
