@@ -527,7 +527,7 @@ fn assert_quick_exchange_recorded_provisionally(b: &Board, ev: &[EventKind]) {
     put.sort();
     assert_eq!(got, put);
     assert!(moves[2..].iter().step_by(2).all(|m| m.starts_with('B')));
-    assert_eq!(provisional_numbers(&b), [3..=16]);
+    assert_eq!(provisional_numbers(b), [3..=16]);
 }
 
 /// The numbers of the moves recorded provisionally, one range per ambiguity.
