@@ -478,6 +478,62 @@ fn a_board_out_of_step_by_a_move_nobody_saw_is_recorded_with_a_pass_and_play_goe
 }
 
 #[test]
+fn a_record_stone_gone_that_nothing_captures_is_kept_and_the_moves_since_are_recorded() {
+    // Issue 35 (the physical fuzzer, 2018.07.12 秋天的老虎 seed 1 with a clock: a ko fight
+    // under the hands, a stone captured by moves the board never saw): the record's White D4
+    // is gone from the board and no line of the stones put down since captures it; the record
+    // stood still for the rest of the game. Once stuck for STUCK_MS, D4 is kept in the record,
+    // the stones since are recorded, and the referee gets a notice whose fix asks for D4 back.
+    let mut b = Board::even(19);
+    b.play(&["Q16", "D4", "Q4", "D16"]);
+    b.take_events();
+    b.t += 500;
+    b.set("D4", None);
+    for (s, c) in [("R10", B), ("C10", W), ("K10", B)] {
+        b.set(s, Some(c));
+    }
+    b.settle();
+    let ev = b.take_events();
+    assert_eq!(b.moves().len(), 4, "{ev:?}");
+    assert!(violations(&ev).is_empty(), "{ev:?}");
+    b.wait(super::super::stuck::STUCK_MS).settle();
+    let ev = b.take_events();
+    let moves = b.moves();
+    assert_eq!(moves.len(), 7, "{ev:?}");
+    assert_eq!(moves[..4], ["BQ16", "WD4", "BQ4", "WD16"]);
+    assert_eq!(moves[5], "WC10");
+    let mut black = [moves[4].clone(), moves[6].clone()];
+    black.sort();
+    assert_eq!(black, ["BK10", "BR10"]);
+    // told twice, charged nothing: the order of the stones since, and the stone to put back
+    let v = violations(&ev);
+    assert_eq!(v.len(), 2, "{ev:?}");
+    assert!(v.iter().all(|v| v.0 == "unexplained_board"), "{ev:?}");
+    assert_eq!(v[1].2, ["D4"]);
+    assert!(ev
+        .iter()
+        .all(|e| !matches!(e, EventKind::Violation { penalty, .. } if *penalty != "notice")));
+    let gone =
+        b.r.violations()
+            .iter()
+            .find(|v| v.open && !v.fix.is_empty());
+    assert_eq!(
+        gone.map(|v| v.fix.restore.clone()),
+        Some(vec![(b.p("D4"), W)]),
+        "{ev:?}"
+    );
+    let id = gone.map(|v| v.id).unwrap();
+    // play goes on while D4 is away, and putting it back closes the notice
+    b.play(&["C4"]);
+    assert_eq!(b.moves().last().unwrap(), "WC4", "{:?}", b.take_events());
+    b.put(&[(W, "D4")]);
+    let ev = b.take_events();
+    assert_eq!(resolved(&ev, id), ["board_restored"]);
+    assert_eq!(b.moves().len(), 8, "{ev:?}");
+    assert_eq!(b.r.phase(), Phase::Play);
+}
+
+#[test]
 fn stones_lifted_as_the_leds_show_after_an_unexplained_board_are_no_moves() {
     // After an outage, White E5 and E3 and Black E7 with Black to move: no line of legal
     // moves explains them (`unexplained_board`, the LEDs show all three to lift). The players
