@@ -428,6 +428,21 @@ fn a_board_out_of_step_with_the_record_for_good_is_explained_by_one_line_and_pla
     assert_eq!(b.moves().last().unwrap(), "BR16", "play goes on");
 }
 
+/// Changes `points` on the board at once (a stone, or `None` for an empty point) and lets it
+/// settle: no line explains the board, so the record stays as it was and nothing is flagged
+/// yet (the players may still be putting the board right).
+fn put_at_once_out_of_step(b: &mut Board, points: &[(&str, Option<Color>)]) {
+    let recorded = b.moves().len();
+    b.t += 500;
+    for &(s, c) in points {
+        b.set(s, c);
+    }
+    b.settle();
+    let ev = b.take_events();
+    assert_eq!(b.moves().len(), recorded, "{ev:?}");
+    assert!(violations(&ev).is_empty(), "{ev:?}");
+}
+
 #[test]
 fn a_board_out_of_step_by_a_move_nobody_saw_is_recorded_with_a_pass_and_play_goes_on() {
     // Issue 35 (the physical fuzzer, 杀人执照 seed 2: a throw-in placed and captured under the
@@ -440,14 +455,10 @@ fn a_board_out_of_step_by_a_move_nobody_saw_is_recorded_with_a_pass_and_play_goe
     let mut b = Board::even(19);
     b.play(&["Q16", "D4"]);
     b.take_events();
-    b.t += 500;
-    for (s, c) in [("Q10", W), ("R10", B), ("C10", W)] {
-        b.set(s, Some(c));
-    }
-    b.settle();
-    let ev = b.take_events();
-    assert_eq!(b.moves().len(), 2, "{ev:?}");
-    assert!(violations(&ev).is_empty(), "{ev:?}");
+    put_at_once_out_of_step(
+        &mut b,
+        &[("Q10", Some(W)), ("R10", Some(B)), ("C10", Some(W))],
+    );
     assert_eq!(b.r.phase(), Phase::Desync);
     b.wait(super::super::stuck::STUCK_MS).settle();
     let ev = b.take_events();
@@ -479,7 +490,7 @@ fn a_board_out_of_step_by_a_move_nobody_saw_is_recorded_with_a_pass_and_play_goe
 
 #[test]
 fn a_record_stone_gone_that_nothing_captures_is_kept_and_the_moves_since_are_recorded() {
-    // Issue 35 (the physical fuzzer, 2018.07.12 秋天的老虎 seed 1 with a clock: a ko fight
+    // Issue 35 (the physical fuzzer, 2018.07.12 秋天的老虎 seed 1, no clock: a ko fight
     // under the hands, a stone captured by moves the board never saw): the record's White D4
     // is gone from the board and no line of the stones put down since captures it; the record
     // stood still for the rest of the game. Once stuck for STUCK_MS, D4 is kept in the record,
@@ -487,15 +498,15 @@ fn a_record_stone_gone_that_nothing_captures_is_kept_and_the_moves_since_are_rec
     let mut b = Board::even(19);
     b.play(&["Q16", "D4", "Q4", "D16"]);
     b.take_events();
-    b.t += 500;
-    b.set("D4", None);
-    for (s, c) in [("R10", B), ("C10", W), ("K10", B)] {
-        b.set(s, Some(c));
-    }
-    b.settle();
-    let ev = b.take_events();
-    assert_eq!(b.moves().len(), 4, "{ev:?}");
-    assert!(violations(&ev).is_empty(), "{ev:?}");
+    put_at_once_out_of_step(
+        &mut b,
+        &[
+            ("D4", None),
+            ("R10", Some(B)),
+            ("C10", Some(W)),
+            ("K10", Some(B)),
+        ],
+    );
     b.wait(super::super::stuck::STUCK_MS).settle();
     let ev = b.take_events();
     let moves = b.moves();
