@@ -210,8 +210,11 @@ pub enum EventKind {
     ProvisionalResolved {
         /// The move numbers.
         numbers: Vec<u32>,
-        /// How: `chosen` (by the referee), `undone` (taken out of the record), `widened`
-        /// (now part of a wider provisional order, in the `provisional` event that follows).
+        /// How: `chosen` (by the referee), `told_apart` (a later board the recorded order
+        /// left unexplained was explained by moves after another order: that order is now
+        /// recorded, the `move_corrected` events before this one name what changed), `undone`
+        /// (taken out of the record), `widened` (now part of a wider provisional order, in the
+        /// `provisional` event that follows).
         how: String,
     },
     /// Free handicap placement is complete (Chinese rules: Black placed its stones, White

@@ -220,10 +220,68 @@ impl Referee {
         else {
             return Err(CommandError::NoProvisionalAt(first));
         };
-        let Some(order) = self.provisional[k].orders.get(index).cloned() else {
+        self.reorder(k, index, "chosen", "was chosen by the referee")?;
+        self.rejudge_last_board();
+        Ok(())
+    }
+
+    /// A board the record's moves do not explain as they stand, explained by moves once a
+    /// provisional run at the record's end is put in another of its orders: that order is
+    /// recorded (`move_corrected`, `provisional_resolved` `told_apart`) and the board's moves
+    /// after it. Orders that lead to the same position still differ in what they leave the
+    /// next move — the ko ban (R18.3: the run's last stone may have taken a ko the next move
+    /// retakes legally in the other order) — so a later board can tell them apart. Only
+    /// moves explain a board so (no violation is presumed to pick an order); the orders are
+    /// tried likeliest first. Returns whether the board was explained so.
+    pub(super) fn tell_apart(&mut self, obs: Observation<'_>) -> bool {
+        let len = self.record.moves.len();
+        let Some(k) = self
+            .provisional
+            .iter()
+            .position(|p| p.from + p.len() == len)
+        else {
+            return false;
+        };
+        let (orders, recorded) = (
+            self.provisional[k].orders.len(),
+            self.provisional[k].recorded,
+        );
+        for index in (0..orders).filter(|&i| i != recorded) {
+            // tried on the record in that order, the referee changed only once it explains
+            let Ok((moves, game)) = self.reordered(k, index) else {
+                continue;
+            };
+            let pending = self.pending_after(self.provisional[k].from, &moves, &game);
+            let verdict = explain_timed(
+                &game,
+                &pending,
+                obs.grid,
+                obs.timing(),
+                obs.touched,
+                &self.relaid_on(&game, obs.grid),
+            );
+            if !matches!(verdict, Verdict::Moves { .. }) {
+                continue;
+            }
+            let told = format!("was told apart by the board after move {len}");
+            if self.reorder(k, index, "told_apart", &told).is_ok() {
+                return self.apply_verdict(verdict, obs);
+            }
+        }
+        false
+    }
+
+    /// The record's moves with those of `self.provisional[k]` in their order `index`, and the
+    /// game after them.
+    ///
+    /// # Errors
+    /// [`CommandError::NoCandidate`] when there is no order `index`;
+    /// [`CommandError::CorrectionBreaks`] when a later move would become illegal.
+    fn reordered(&self, k: usize, index: usize) -> Result<(Vec<RecordedMove>, Game), CommandError> {
+        let p = &self.provisional[k];
+        let Some(order) = p.orders.get(index) else {
             return Err(CommandError::NoCandidate(index));
         };
-        let p = self.provisional[k].clone();
         let mut moves = self.record.moves.clone();
         for (i, s) in order.iter().enumerate() {
             if let Some(m) = moves.get_mut(p.from + i) {
@@ -232,6 +290,28 @@ impl Referee {
             }
         }
         let game = self.replayed(&moves)?;
+        Ok((moves, game))
+    }
+
+    /// Puts the provisional moves of `self.provisional[k]` in their order `index`: the
+    /// record's moves are rewritten (`move_corrected` for each that changes; the clock
+    /// readings stay with their move numbers), commented "the order of moves a-b {told}", and
+    /// no longer provisional (`provisional_resolved` with `how`).
+    ///
+    /// # Errors
+    /// [`CommandError::NoCandidate`] when there is no order `index`;
+    /// [`CommandError::CorrectionBreaks`] when a later move would become illegal: nothing
+    /// changes.
+    fn reorder(
+        &mut self,
+        k: usize,
+        index: usize,
+        how: &str,
+        told: &str,
+    ) -> Result<(), CommandError> {
+        let (moves, game) = self.reordered(k, index)?;
+        let p = self.provisional[k].clone();
+        let order = &p.orders[index];
         let size = self.size();
         let changed: Vec<(u32, Color, Point)> = order
             .iter()
@@ -267,7 +347,7 @@ impl Referee {
         }
         self.provisional.remove(k);
         let note = format!(
-            "the order of moves {}-{} was chosen by the referee",
+            "the order of moves {}-{} {told}",
             p.numbers().start(),
             p.numbers().end()
         );
@@ -278,9 +358,8 @@ impl Referee {
         }
         self.events.push_back(EventKind::ProvisionalResolved {
             numbers: p.numbers().collect(),
-            how: "chosen".into(),
+            how: how.into(),
         });
-        self.rejudge_last_board();
         Ok(())
     }
 

@@ -350,3 +350,49 @@ fn a_stone_answered_by_the_reply_and_moved_later_is_no_slide() {
         "{ev:?}"
     );
 }
+
+/// Issue 35 (the physical fuzzer, jst52 seeds 1 and 2, move 225): a ko taken and two threats
+/// exchanged under hands, in one board. Both orders — the ko taken first, or last — lead to
+/// the same position and the scans lean (by less than they can tell) towards the ko taken
+/// last, so that order is recorded provisionally. It leaves Black a ko ban (R18.3) the other
+/// order does not: when Black retakes the ko, the board tells the orders apart — the retake is
+/// legal only after the ko taken first, which the record now takes (`move_corrected`,
+/// `provisional_resolved` `told_apart`), with the retake after it and nobody charged.
+#[test]
+fn a_ko_retaken_after_a_provisional_run_tells_its_orders_apart() {
+    let mut b = Board::even(9);
+    // the ko: Black E5 inside White's E6, E4, F5; White D5 inside Black's D6, D4, C5
+    b.play(&["D6", "E6", "D4", "E4", "C5", "F5", "E5"]);
+    b.take_events();
+    // White takes the ko at D5 (E5 lifted), Black threatens at H8, White answers at H7: one
+    // board; D5 seen a little after the threats (not enough for the scans to order them)
+    b.t += 500;
+    b.set("H8", Some(B));
+    b.set("H7", Some(W));
+    let threats = b.t;
+    b.t += 40;
+    b.set_since("D5", Some(W), threats);
+    b.set_since("E5", None, threats);
+    b.settle();
+    let ev = b.take_events();
+    assert_eq!(b.moves()[7..], ["WH7", "BH8", "WD5"], "{ev:?}");
+    assert_eq!(b.r.provisional().len(), 1);
+    b.take_events();
+    // Black retakes the ko at E5 (D5 lifted): legal only after the ko taken first
+    b.t += 500;
+    b.set("D5", None);
+    b.set("E5", Some(B));
+    b.settle();
+    let ev = b.take_events();
+    assert_eq!(b.moves()[7..], ["WD5", "BH8", "WH7", "BE5"], "{ev:?}");
+    assert_eq!(corrected(&ev), [8, 10], "{ev:?}");
+    assert!(ev.iter().any(|e| matches!(
+        e,
+        EventKind::ProvisionalResolved { numbers, how } if numbers == &[8, 9, 10] && how == "told_apart"
+    )));
+    assert!(violations(&ev).is_empty(), "{ev:?}");
+    assert!(b.r.provisional().is_empty());
+    assert_eq!(b.r.phase(), Phase::Play);
+    let comment = b.r.record().moves[7].comment.as_deref().unwrap_or_default();
+    assert!(comment.contains("told apart"), "{comment}");
+}
