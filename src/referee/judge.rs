@@ -492,6 +492,13 @@ impl Referee {
             self.record
                 .moves
                 .push(RecordedMove::new(step.color, Some(step.point)));
+            if step.hidden {
+                let last = self.record.moves.len() - 1;
+                self.note_at(
+                    last,
+                    "never seen on the board (placed and captured under hands)",
+                );
+            }
             self.note_placed(step.point, when);
             if self.phase == Phase::Scoring {
                 self.phase = Phase::Play; // R21.4: play resumes

@@ -445,14 +445,6 @@ impl Referee {
                  captured again under the hands, or a pass with no clock to press)",
             );
         }
-        for (i, s) in best.steps.iter().enumerate() {
-            if s.hidden {
-                self.note_at(
-                    from + lead + i,
-                    "never seen on the board (placed and captured under hands)",
-                );
-            }
-        }
         if ranked.len() > 1 {
             let p = Provisional {
                 from: from + lead,

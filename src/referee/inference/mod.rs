@@ -217,12 +217,54 @@ pub fn explain_timed(
     relaid: &[Pending],
 ) -> Verdict {
     if !relaid.is_empty() {
-        let verdict = explain_with(game, pending, grid, times, touched, relaid);
+        let verdict = explain_with(game, pending, grid, times, touched, relaid, &[]);
         if matches!(verdict, Verdict::Moves { .. } | Verdict::Ambiguous(_)) {
             return verdict;
         }
+        let spots = recapture_spots(game.board(), grid, times, touched, relaid);
+        if !spots.is_empty() {
+            let verdict = explain_with(game, pending, grid, times, touched, relaid, &spots);
+            if matches!(verdict, Verdict::Moves { .. } | Verdict::Ambiguous(_)) {
+                return verdict;
+            }
+        }
     }
-    explain_with(game, pending, grid, times, touched, &[])
+    explain_with(game, pending, grid, times, touched, &[], &[])
+}
+
+/// Where the old stone of a `relaid` stone may have been captured by a stone nobody saw,
+/// itself captured again by the new stone (a ko retaken under a hand and retaken back — R18.3
+/// lets the retake back come only after a move elsewhere): the liberties in `board` of the
+/// relaid stone's group, empty on `grid` too, that a hand disturbed after the relaid stone's
+/// own point was (the stone nobody saw lifted once it was retaken). None without times.
+fn recapture_spots(
+    board: &Board,
+    grid: &StoneGrid,
+    times: Option<&[PointTimes]>,
+    touched: &[u64],
+    relaid: &[Pending],
+) -> Vec<Point> {
+    let size = board.size();
+    let Some(times) = times else {
+        return Vec::new();
+    };
+    let mut spots = Vec::new();
+    for &(p, _) in relaid {
+        let Some(since) = times.get(p.index(size)).map(|t| t.left_ms) else {
+            continue;
+        };
+        for q in board.group(p) {
+            for n in neighbours(q, size) {
+                let fits = board.get(n).is_none()
+                    && grid.get(n).is_none()
+                    && touched.get(n.index(size)).is_some_and(|&t| t > since);
+                if fits && !spots.contains(&n) {
+                    spots.push(n);
+                }
+            }
+        }
+    }
+    spots
 }
 
 /// The stones of `lifted` (stones of `game`'s position a board showed gone, as (point,
@@ -240,7 +282,8 @@ pub fn relaid(
         .collect()
 }
 
-/// [`explain_timed`] with the stones of `relaid` taken as new.
+/// [`explain_timed`] with the stones of `relaid` taken as new, and at most one stone nobody
+/// saw on `hidden_spots` ([`recapture_spots`]).
 fn explain_with(
     game: &Game,
     pending: &[Pending],
@@ -248,6 +291,7 @@ fn explain_with(
     times: Option<&[PointTimes]>,
     touched: &[u64],
     relaid: &[Pending],
+    hidden_spots: &[Point],
 ) -> Verdict {
     let board = game.board();
     if grid.size() != board.size() {
@@ -278,7 +322,7 @@ fn explain_with(
     };
     for &binding in bindings {
         let mut search = Search::new(game, pending, grid, times.zip(binding));
-        search.run(&added, &[], 0);
+        search.run(&added, hidden_spots, usize::from(!hidden_spots.is_empty()));
         if search.exhausted && added.len() > MAX_NEW_STONES {
             return unexplained(); // too many orders to try: no guess
         }

@@ -112,6 +112,24 @@ impl Board {
         self
     }
 
+    /// The changes known for certain while hands are still over the board (not settled
+    /// whole: [`Observation::complete`] false).
+    fn glimpse(&mut self) -> &mut Self {
+        self.t += 200;
+        let grid = self.grid.clone();
+        self.r.on_board(Observation {
+            grid: &grid,
+            at_ms: self.t,
+            times: &self.times,
+            touched: &self.touched,
+            complete: false,
+            came_up_ms: None,
+            hands: true,
+        });
+        self.drain();
+        self
+    }
+
     /// Time passes with the board settled.
     fn wait(&mut self, ms: u64) -> &mut Self {
         self.t += ms;

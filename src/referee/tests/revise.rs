@@ -396,3 +396,57 @@ fn a_ko_retaken_after_a_provisional_run_tells_its_orders_apart() {
     let comment = b.r.record().moves[7].comment.as_deref().unwrap_or_default();
     assert!(comment.contains("told apart"), "{comment}");
 }
+
+/// Issue 35 (the physical fuzzer, jst52 seed 2, moves 225-228): White retakes the ko at D5
+/// under a hand that stays over it for seconds; the board sees only Black's E5 lifted. Black
+/// threatens at H8, White answers at H7, Black retakes at E5 (legal: R18.3 asks only for a
+/// move elsewhere first) and D5 is lifted, still under the hand. The board never saw White's
+/// D5, but it saw E5 lifted and put down again: the ko retaken and retaken back explains it —
+/// four moves, not the two threats alone (which left the record two moves short for the rest
+/// of the game).
+#[test]
+fn a_ko_retaken_under_a_hand_and_retaken_back_after_threats_is_recorded_whole() {
+    let mut b = Board::even(9);
+    b.play(&["D6", "E6", "D4", "E4", "C5", "F5", "E5"]);
+    b.take_events();
+    b.touched = vec![0; 81];
+    b.t += 500;
+    b.set("E5", None);
+    b.glimpse();
+    b.t += 500;
+    b.set("H8", Some(B));
+    b.glimpse();
+    b.t += 500;
+    b.set("H7", Some(W));
+    b.glimpse();
+    b.t += 500;
+    b.set("E5", Some(B));
+    b.t += 300;
+    let d5 = b.p("D5").index(9);
+    b.touched[d5] = b.t; // the hand leaves D5 with the captured stone
+    b.settle();
+    let ev = b.take_events();
+    assert_eq!(b.moves()[7..], ["WD5", "BH8", "WH7", "BE5"], "{ev:?}");
+    assert!(
+        b.r.record().moves[7].comment.is_some(),
+        "the stone nobody saw is said so"
+    );
+    assert!(
+        !ev.iter().any(|e| matches!(e, EventKind::Warning { .. })),
+        "{ev:?}"
+    );
+    assert_eq!(b.r.phase(), Phase::Play);
+    // without a hand over D5 since E5 went down again, nothing says a stone was there
+    let mut b = Board::even(9);
+    b.play(&["D6", "E6", "D4", "E4", "C5", "F5", "E5"]);
+    b.touched = vec![0; 81];
+    b.t += 500;
+    b.set("E5", None);
+    b.glimpse();
+    b.t += 500;
+    b.set("H8", Some(B));
+    b.set("H7", Some(W));
+    b.set("E5", Some(B));
+    b.settle();
+    assert_eq!(b.moves()[7..], ["WH7", "BH8"]);
+}
