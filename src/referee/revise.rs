@@ -8,8 +8,11 @@
 //! again from before them with every stone the board now shows, in every order their times
 //! allow, and with at most one stone nobody saw on a point empty before them that a hand was
 //! over since they began (captured again within the line, or it would be on the board; the
-//! point may hold another stone since). The fewest moves
-//! looked back, then the fewest stones nobody saw, win. A line that explains the board with no
+//! point may hold another stone since). The fewest moves looked back, then the fewest stones
+//! nobody saw, win — unless a line reaching further back ranks first among them all (the
+//! shorter lines with the record's moves before them prefixed; [`super::provisional`]'s rank:
+//! the scans order its stones better, as when a stone under a hand for seconds was in truth
+//! played before moves the record has before it). A line that explains the board with no
 //! violation replaces those moves in the record: `move_corrected` for each changed move,
 //! `move` for each one more; every move of the line carries an SGF comment saying so (a stone
 //! nobody saw: "never seen"), and the referee gets a `notice` naming what would otherwise have
@@ -36,6 +39,36 @@ impl Referee {
             return false;
         }
         let len = self.record.moves.len();
+        for k in 1..=REVISE_MOVES.min(len) {
+            let (base, pending, candidates) = match self.revision_at(k, obs) {
+                Revision::Stop => return false,
+                Revision::None => continue,
+                Revision::Found(base, pending, candidates) => (*base, pending, candidates),
+            };
+            // a line reaching further back that the scans order better wins (ranked with
+            // the record's moves before it prefixed to the shorter ones)
+            let (k, base, pending, candidates) =
+                self.deeper_if_better(k, base, pending, candidates, obs);
+            let saved = self.clone();
+            if !self.positions_agree(&base, &candidates) {
+                return false;
+            }
+            let before = self.last.clone();
+            if self.adopt_revision(k, base, pending, candidates, obs, Some(would_flag)) {
+                self.keep_commit(before, false);
+                return true;
+            }
+            *self = saved;
+            return false;
+        }
+        false
+    }
+
+    /// The lines that explain `obs`'s board from before the record's last `k` moves (module
+    /// docs): [`Revision::Stop`] when nothing further back may be looked at (a pass in them,
+    /// a record that does not replay), [`Revision::None`] when no line but the record's own.
+    fn revision_at(&self, k: usize, obs: Observation<'_>) -> Revision {
+        let len = self.record.moves.len();
         let size = self.size();
         // the last move's stone may have slid under the finger while it was not yet committed
         // (no press, not settled long) — or before the press that committed it, unless the
@@ -51,154 +84,195 @@ impl Referee {
                     })
             })
         };
-        for k in 1..=REVISE_MOVES.min(len) {
-            let tail = &self.record.moves[len - k..];
-            if tail.iter().any(|m| m.point.is_none()) {
-                return false; // a pass is a press of a button: certain
-            }
-            let Some((base, tail_captured, pending)) = self.before_tail(k) else {
-                return false;
-            };
-            // a stone nobody saw went on a point a hand was over since the tail began
-            let since = tail
+        let tail = &self.record.moves[len - k..];
+        if tail.iter().any(|m| m.point.is_none()) {
+            return Revision::Stop; // a pass is a press of a button: certain
+        }
+        let Some((base, tail_captured, pending)) = self.before_tail(k) else {
+            return Revision::Stop;
+        };
+        // a stone nobody saw went on a point a hand was over since the tail began
+        let since = tail
+            .iter()
+            .filter_map(|m| m.point)
+            .map(|p| obs.times_of(p).left_ms)
+            .min()
+            .unwrap_or(obs.at_ms);
+        let new_points: Vec<Point> = obs
+            .grid
+            .iter()
+            .filter(|&(p, c)| c.is_some() && base.board().get(p).is_none())
+            .map(|(p, _)| p)
+            .collect();
+        // a point empty before the tail — empty now, or holding a new stone: a stone nobody
+        // saw may have been put down there, captured, and the point filled since — or one
+        // whose stone was captured meanwhile (the tail's captures, a captured stone still
+        // lying there) and retaken since (a ko fought under hands)
+        let retaken = |p: Point| tail_captured.contains(&p) || pending.iter().any(|&(q, _)| q == p);
+        let mut spots: Vec<Point> = obs
+            .grid
+            .iter()
+            .filter(|&(p, _)| base.board().get(p).is_none() || retaken(p))
+            .map(|(p, _)| p)
+            .filter(|p| obs.touched.get(p.index(size)).is_some_and(|&t| t >= since))
+            .collect();
+        let distance = |p: &Point| {
+            new_points
                 .iter()
-                .filter_map(|m| m.point)
-                .map(|p| obs.times_of(p).left_ms)
+                .map(|q| u32::from(p.x.abs_diff(q.x)) + u32::from(p.y.abs_diff(q.y)))
                 .min()
-                .unwrap_or(obs.at_ms);
-            let new_points: Vec<Point> = obs
-                .grid
-                .iter()
-                .filter(|&(p, c)| c.is_some() && base.board().get(p).is_none())
-                .map(|(p, _)| p)
-                .collect();
-            // a point empty before the tail — empty now, or holding a new stone: a stone nobody
-            // saw may have been put down there, captured, and the point filled since — or one
-            // whose stone was captured meanwhile (the tail's captures, a captured stone still
-            // lying there) and retaken since (a ko fought under hands)
-            let retaken =
-                |p: Point| tail_captured.contains(&p) || pending.iter().any(|&(q, _)| q == p);
-            let mut spots: Vec<Point> = obs
-                .grid
-                .iter()
-                .filter(|&(p, _)| base.board().get(p).is_none() || retaken(p))
-                .map(|(p, _)| p)
-                .filter(|p| obs.touched.get(p.index(size)).is_some_and(|&t| t >= since))
-                .collect();
-            let distance = |p: &Point| {
-                new_points
-                    .iter()
-                    .map(|q| u32::from(p.x.abs_diff(q.x)) + u32::from(p.y.abs_diff(q.y)))
-                    .min()
-                    .unwrap_or(u32::MAX)
-            };
-            spots.sort_by_key(distance);
-            spots.truncate(MAX_HIDDEN_SPOTS);
-            // stones seen lifted and back on their points: new stones first (a ko retaken)
-            let relaid = self.relaid_on(&base, obs.grid);
-            let withs: Vec<&[Pending]> = if relaid.is_empty() {
-                vec![&[]]
-            } else {
-                vec![&relaid, &[]]
-            };
-            let most_hidden = usize::from(!spots.is_empty());
-            let tries = withs
+                .unwrap_or(u32::MAX)
+        };
+        spots.sort_by_key(distance);
+        spots.truncate(MAX_HIDDEN_SPOTS);
+        // stones seen lifted and back on their points: new stones first (a ko retaken)
+        let relaid = self.relaid_on(&base, obs.grid);
+        let withs: Vec<&[Pending]> = if relaid.is_empty() {
+            vec![&[]]
+        } else {
+            vec![&relaid, &[]]
+        };
+        let most_hidden = usize::from(!spots.is_empty());
+        let tries = withs
+            .into_iter()
+            .flat_map(|r| (0..=most_hidden).map(move |h| (r, h)));
+        for (with, hidden) in tries {
+            let lines = explain_lines(
+                &base,
+                &pending,
+                obs.grid,
+                obs.timing(),
+                &spots,
+                hidden,
+                with,
+            );
+            let candidates: Vec<Candidate> = lines
                 .into_iter()
-                .flat_map(|r| (0..=most_hidden).map(move |h| (r, h)));
-            for (with, hidden) in tries {
-                let lines = explain_lines(
-                    &base,
-                    &pending,
-                    obs.grid,
-                    obs.timing(),
-                    &spots,
-                    hidden,
-                    with,
-                );
-                let candidates: Vec<Candidate> = lines
-                    .into_iter()
-                    .filter(|(steps, _)| steps.len() >= k)
-                    .filter(|(steps, _)| steps.iter().filter(|s| s.hidden).count() == hidden)
-                    // a stone the board saw down where the record has it stays a move: the
-                    // line only reorders them and adds what no scan saw — or its stone slid
-                    // under the finger before it was committed (the last move: no press, or
-                    // its point left before the press; an earlier one: `slid_before_reply`)
-                    // to a neighbouring point that no other move of the record holds (and its
-                    // point may since hold the reply's stone), each slid stone the slide of
-                    // one move only; a committed stone moved is a `moved_stone` or a
-                    // `takeback` (R17.5, R17.3)
-                    .filter(|(steps, _)| {
-                        let mut slid_to: Vec<Point> = Vec::new();
-                        tail.iter().enumerate().all(|(i, m)| {
-                            let Some(at) = m.point else { return false };
-                            if steps.iter().any(|s| s.color == m.color && s.point == at) {
-                                return true;
-                            }
-                            let number = len - k + i + 1;
-                            let slide = (obs.grid.get(at) != Some(m.color))
-                                .then(|| {
-                                    steps.iter().enumerate().find(|&(j, s)| {
-                                        s.color == m.color
-                                            && !s.hidden
-                                            && !slid_to.contains(&s.point)
-                                            && !tail.iter().any(|t| t.point == Some(s.point))
-                                            && s.point.x.abs_diff(at.x) + s.point.y.abs_diff(at.y)
-                                                == 1
-                                            && if i + 1 == k {
-                                                slid_uncommitted(at, s.point)
-                                            } else {
-                                                self.slid_before_reply(number, at, &steps[j..], obs)
-                                            }
-                                    })
+                .filter(|(steps, _)| steps.len() >= k)
+                .filter(|(steps, _)| steps.iter().filter(|s| s.hidden).count() == hidden)
+                // a stone the board saw down where the record has it stays a move: the
+                // line only reorders them and adds what no scan saw — or its stone slid
+                // under the finger before it was committed (the last move: no press, or
+                // its point left before the press; an earlier one: `slid_before_reply`)
+                // to a neighbouring point that no other move of the record holds (and its
+                // point may since hold the reply's stone), each slid stone the slide of
+                // one move only; a committed stone moved is a `moved_stone` or a
+                // `takeback` (R17.5, R17.3)
+                .filter(|(steps, _)| {
+                    let mut slid_to: Vec<Point> = Vec::new();
+                    tail.iter().enumerate().all(|(i, m)| {
+                        let Some(at) = m.point else { return false };
+                        if steps.iter().any(|s| s.color == m.color && s.point == at) {
+                            return true;
+                        }
+                        let number = len - k + i + 1;
+                        let slide = (obs.grid.get(at) != Some(m.color))
+                            .then(|| {
+                                steps.iter().enumerate().find(|&(j, s)| {
+                                    s.color == m.color
+                                        && !s.hidden
+                                        && !slid_to.contains(&s.point)
+                                        && !tail.iter().any(|t| t.point == Some(s.point))
+                                        && s.point.x.abs_diff(at.x) + s.point.y.abs_diff(at.y) == 1
+                                        && if i + 1 == k {
+                                            slid_uncommitted(at, s.point)
+                                        } else {
+                                            self.slid_before_reply(number, at, &steps[j..], obs)
+                                        }
                                 })
-                                .flatten();
-                            if let Some((_, s)) = slide {
-                                slid_to.push(s.point);
-                            }
-                            slide.is_some()
-                        })
+                            })
+                            .flatten();
+                        if let Some((_, s)) = slide {
+                            slid_to.push(s.point);
+                        }
+                        slide.is_some()
                     })
-                    .map(|(steps, tally)| Candidate {
-                        steps,
-                        out_of_turn: false,
-                        still_pending: tally.still_pending,
-                    })
-                    .collect();
-                if candidates.is_empty() {
-                    continue;
-                }
-                // the record's own tail is no revision (it led here)
-                let same_as_tail = |c: &Candidate| {
-                    c.steps
-                        .iter()
-                        .zip(tail)
-                        .all(|(s, m)| m.color == s.color && m.point == Some(s.point))
-                        && c.steps.len() == k
+                })
+                .map(|(steps, tally)| Candidate {
+                    steps,
+                    out_of_turn: false,
+                    still_pending: tally.still_pending,
+                })
+                .collect();
+            if candidates.is_empty() {
+                continue;
+            }
+            // the record's own tail is no revision (it led here)
+            let same_as_tail = |c: &Candidate| {
+                c.steps
+                    .iter()
+                    .zip(tail)
+                    .all(|(s, m)| m.color == s.color && m.point == Some(s.point))
+                    && c.steps.len() == k
+            };
+            if candidates.iter().any(same_as_tail) {
+                continue;
+            }
+            return Revision::Found(Box::new(base), pending, candidates);
+        }
+        Revision::None
+    }
+
+    /// The revision at depth `k` (`base`, `pending`, `candidates`), or one reaching further
+    /// back (at most [`REVISE_MOVES`], never past a pass) whose likeliest line ranks before
+    /// every line of depth `k` with the record's moves before it prefixed ([`rank`]: the
+    /// scans order the stones better) — the lines of both then, at the deeper depth.
+    fn deeper_if_better(
+        &self,
+        k: usize,
+        base: Game,
+        pending: Vec<Pending>,
+        candidates: Vec<Candidate>,
+        obs: Observation<'_>,
+    ) -> (usize, Game, Vec<Pending>, Vec<Candidate>) {
+        let len = self.record.moves.len();
+        let mut best = (k, base, pending, candidates);
+        for deeper in k + 1..=REVISE_MOVES.min(len) {
+            let (base, pending, mut found) = match self.revision_at(deeper, obs) {
+                Revision::Stop => break,
+                Revision::None => continue,
+                Revision::Found(base, pending, found) => (*base, pending, found),
+            };
+            // the record's moves between the two depths, as steps from `base`
+            let mut g = base.clone();
+            let mut prefix = Vec::new();
+            for m in &self.record.moves[len - deeper..len - best.0] {
+                let Some(point) = m.point else { return best };
+                let Ok(outcome) = g.play(m.color, Some(point)) else {
+                    return best;
                 };
-                if candidates.iter().any(same_as_tail) {
-                    continue;
-                }
-                let saved = self.clone();
-                if !self.positions_agree(&base, &candidates) {
-                    return false;
-                }
-                let before = self.last.clone();
-                if self.adopt_revision(
-                    k,
-                    base.clone(),
-                    pending.clone(),
-                    candidates,
-                    obs,
-                    Some(would_flag),
-                ) {
-                    self.keep_commit(before, false);
-                    return true;
-                }
-                *self = saved;
-                return false;
+                prefix.push(Step {
+                    color: m.color,
+                    point,
+                    captured: outcome.captured,
+                    hidden: false,
+                });
+            }
+            let shallow: Vec<Candidate> = best
+                .3
+                .iter()
+                .map(|c| Candidate {
+                    steps: prefix.iter().chain(&c.steps).cloned().collect(),
+                    ..c.clone()
+                })
+                .collect();
+            found.retain(|c| !shallow.iter().any(|s| s.steps == c.steps));
+            let previous = len
+                .checked_sub(deeper + 1)
+                .and_then(|i| self.record.moves.get(i))
+                .and_then(|m| m.point);
+            let n_shallow = shallow.len();
+            let mut all = shallow;
+            all.extend(found);
+            let ranked = rank(all.clone(), obs, previous);
+            let deeper_first = ranked
+                .first()
+                .is_some_and(|c| !all[..n_shallow].iter().any(|s| s.steps == c.steps));
+            if deeper_first && self.positions_agree(&base, &all) {
+                best = (deeper, base, pending, all);
             }
         }
-        false
+        best
     }
 
     /// Whether move `number` (not the record's last) may have slid from `at` before anything
@@ -529,4 +603,15 @@ impl Referee {
         );
         true
     }
+}
+
+/// What looking back over the record's last moves found at one depth
+/// ([`Referee::revision_at`]).
+enum Revision {
+    /// Nothing further back may be looked at.
+    Stop,
+    /// No line but the record's own.
+    None,
+    /// The game before those moves, the captured stones lying from before them, and the lines.
+    Found(Box<Game>, Vec<Pending>, Vec<Candidate>),
 }

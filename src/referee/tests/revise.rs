@@ -450,3 +450,38 @@ fn a_ko_retaken_under_a_hand_and_retaken_back_after_threats_is_recorded_whole() 
     b.settle();
     assert_eq!(b.moves()[7..], ["WH7", "BH8"]);
 }
+
+/// Issue 35 (the physical fuzzer, clover77 VS BensonDarr seed 1, moves 174-177): White's G1
+/// goes into atari under a hand and Black's G2 captures it at once; White answers at H2 and
+/// Black plays elsewhere at A5. The board never saw G1; it saw H2 and G2 together (recorded
+/// W H2, B G2 as the colours alternate), then A5: Black twice. Looking back over one move
+/// finds B A5, W G1, B G2 (G2 last: A5's point was covered before G2 came clear); looking
+/// back over two finds the order the scans make likelier — G2's point was covered before
+/// H2's, A5 came clear last — and that line wins.
+#[test]
+fn a_revision_reaching_further_back_wins_when_the_scans_order_it_better() {
+    let mut b = Board::even(9);
+    b.play(&["F1", "A9", "H1", "B9", "J5"]);
+    b.take_events();
+    b.touched = vec![0; 81];
+    let g2_covered = b.t + 100;
+    b.t += 500;
+    b.set("H2", Some(W));
+    b.set_since("G2", Some(B), g2_covered);
+    b.settle();
+    assert_eq!(b.moves()[5..], ["WH2", "BG2"]);
+    b.take_events();
+    b.t += 500;
+    let g1 = b.p("G1").index(9);
+    b.touched[g1] = b.t - 300; // the hand over G1 lifting the captured stone
+                               // A5's point was covered since before G2 came clear: no scan puts G2 first for certain
+    b.set_since("A5", Some(B), g2_covered + 200);
+    b.settle();
+    let ev = b.take_events();
+    assert_eq!(b.moves()[5..], ["WG1", "BG2", "WH2", "BA5"], "{ev:?}");
+    assert!(
+        !ev.iter().any(|e| matches!(e, EventKind::Warning { .. })),
+        "{ev:?}"
+    );
+    assert_eq!(b.r.phase(), Phase::Play);
+}
