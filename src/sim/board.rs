@@ -391,7 +391,7 @@ impl VirtualBoard {
     /// move, its presses are lost ([`Replay::outage`]).
     pub fn unplug(&mut self, duration_ms: u64) {
         if self.history.is_some() {
-            self.run_offline(duration_ms);
+            self.run_offline(duration_ms, false);
         } else {
             self.replay.outage(duration_ms);
         }
@@ -401,20 +401,23 @@ impl VirtualBoard {
         self.out.clear();
     }
 
-    /// The board neither sends nor reads for `duration_ms` of board time (a hung firmware, a
-    /// stalled USB link): the physical board runs on, presses count, and a version-3 board
-    /// records its scans; a restart of the microcontroller due meanwhile happens, an unplug or
-    /// another fault is skipped. What the host sent meanwhile is read afterwards (the shell
-    /// keeps it).
+    /// The board neither sends nor reads for `duration_ms` of board time (a stalled USB link):
+    /// the physical board runs on, presses count, and the microcontroller goes on scanning —
+    /// each scan counted in the session and its frame dropped, so the host sees the gap in the
+    /// scan counters and a version-3 board's history of it can fill it (PROTOCOL.md §14.7); a
+    /// restart of the microcontroller due meanwhile happens, an unplug or another fault is
+    /// skipped. What the host sent meanwhile is read afterwards (the shell keeps it). (A hung
+    /// firmware scans nothing: the watchdog restarts it, a `Reset` fault.)
     pub fn silence(&mut self, duration_ms: u64) {
-        self.run_offline(duration_ms);
+        self.run_offline(duration_ms, true);
         self.garbage_until_ms = None;
     }
 
-    /// Runs `duration_ms` of board time without sending: scans recorded, not sent; a restart
-    /// of the microcontroller due meanwhile happens (its history starts over); unplugs and
-    /// other faults due meanwhile are skipped.
-    fn run_offline(&mut self, duration_ms: u64) {
+    /// Runs `duration_ms` of board time without sending: scans recorded, not sent (`counted`:
+    /// in the session still open, its scan counter going on); a restart of the microcontroller
+    /// due meanwhile happens (its history starts over); unplugs and other faults due meanwhile
+    /// are skipped.
+    fn run_offline(&mut self, duration_ms: u64, counted: bool) {
         let until = self.replay.board_ms().saturating_add(duration_ms);
         while self.replay.board_ms() < until {
             match self.replay.tick() {
@@ -425,7 +428,16 @@ impl VirtualBoard {
                 } => {
                     let clock_ms = self.clock_ms(board_ms);
                     self.record(clock_ms, buttons, &cells);
-                    self.link.observe_buttons(buttons);
+                    let scan = counted
+                        .then(|| self.link.scan(clock_ms, cells, buttons))
+                        .flatten();
+                    match scan {
+                        Some(scan) => {
+                            self.last_scan_counter = scan.scan_counter;
+                            self.scans += 1;
+                        }
+                        None => self.link.observe_buttons(buttons),
+                    }
                 }
                 // The microcontroller restarts whether or not a host listens.
                 Tick::Fault(LinkFault::Reset(kind)) => self.reset(kind),
@@ -759,6 +771,52 @@ mod tests {
         assert_eq!(stats.points, 0);
         let readings = b.history().unwrap().readings().unwrap();
         assert_eq!(readings.get(40), smartgoban_protocol::Cell::Black);
+    }
+
+    /// A stalled link: the board scans on and counts each scan in the session, so the first
+    /// scan after the silence shows the host the gap (PROTOCOL.md §14.7) that the history,
+    /// which recorded the silence, fills.
+    #[test]
+    fn a_silence_counts_its_scans_so_the_host_sees_the_gap() {
+        let mut b = board(
+            "size 9\nat 0 place B E5\nat 200 silence 500\nat 400 place W C3\n",
+            3,
+            1,
+        );
+        b.handle_bytes(&hello(3));
+        b.take_output();
+        let step = loop {
+            match b.tick(true) {
+                Step::Scanned { .. } => {}
+                other => break other,
+            }
+        };
+        assert_eq!(step, Step::Silence { duration_ms: 500 });
+        let before = b.last_scan_counter();
+        let scans = b.scans();
+        b.take_output();
+        b.silence(500);
+        assert!(b.take_output().is_empty(), "nothing sent in the silence");
+        let counted = b.scans() - scans;
+        assert_eq!(counted, 500 / SCAN_MS, "every scan of the silence counted");
+        assert_eq!(u64::from(b.last_scan_counter() - before), counted);
+        let sent: Vec<u32> = loop {
+            b.tick(true);
+            let scans: Vec<u32> = received(&mut b)
+                .iter()
+                .filter_map(|m| match m {
+                    Message::Scan(s) => Some(s.scan_counter),
+                    _ => None,
+                })
+                .collect();
+            if !scans.is_empty() {
+                break scans;
+            }
+        };
+        assert_eq!(sent, [before + counted as u32 + 1], "the gap shows");
+        // the history has the stone put down in the silence (C3: index 56)
+        let stats = b.history().unwrap().stats();
+        assert_eq!(stats.points, 1, "{stats:?}");
     }
 
     /// The entry rates of the noise models and the minutes of play the firmware's ring holds
