@@ -494,10 +494,7 @@ impl Referee {
                 .push(RecordedMove::new(step.color, Some(step.point)));
             if step.hidden {
                 let last = self.record.moves.len() - 1;
-                self.note_at(
-                    last,
-                    "never seen on the board (placed and captured under hands)",
-                );
+                self.note_at(last, NEVER_SEEN);
             }
             self.note_placed(step.point, when);
             if self.phase == Phase::Scoring {

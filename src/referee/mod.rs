@@ -261,6 +261,10 @@ pub const LOOK_AGAIN_MS: u64 = 500;
 /// down.
 pub const LIFT_PATIENCE_MS: u64 = 2_000;
 
+/// The SGF comment on a move whose stone the board never saw: placed and captured again
+/// under hands, inferred from the stones around it.
+pub const NEVER_SEEN: &str = "never seen on the board (placed and captured under hands)";
+
 /// The end of a game.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GameResult {

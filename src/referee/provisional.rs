@@ -351,9 +351,13 @@ impl Referee {
             p.numbers().start(),
             p.numbers().end()
         );
-        for i in p.from..p.from + p.len() {
-            if let Some(m) = self.record.moves.get_mut(i) {
+        for (i, step) in order.iter().enumerate() {
+            if let Some(m) = self.record.moves.get_mut(p.from + i) {
                 m.comment = Some(note.clone());
+            }
+            // the stones went with their moves: so does what was never seen
+            if step.hidden {
+                self.note_at(p.from + i, NEVER_SEEN);
             }
         }
         self.events.push_back(EventKind::ProvisionalResolved {
